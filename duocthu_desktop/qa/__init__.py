@@ -1,0 +1,1 @@
+"""The question path: understanding, routing, answer engines, grounding, memory. No Qt here."""

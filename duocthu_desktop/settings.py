@@ -1,0 +1,79 @@
+"""Settings: defaults here, then saved settings, then environment, then command-line flags (last wins).
+
+Folders come from platformdirs so the app behaves like any desktop program; every one can be overridden.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field
+
+APP_NAME = "duocthu"
+
+ENV_INDEX = "DUOCTHU_INDEX"
+ENV_MODEL = "DUOCTHU_MODEL"  # a GGUF for the generative engine
+ENV_MODELS_DIR = "DUOCTHU_MODELS_DIR"  # where assembled model folders live
+ENV_DATA_DIR = "DUOCTHU_DATA_DIR"  # conversations and traces
+ENV_CACHE_DIR = "DUOCTHU_CACHE_DIR"  # embedding cache and other rebuildable things
+ENV_CHROMA_URL = "DUOCTHU_CHROMA_URL"  # server mode: http://host:port of a Chroma server
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get(ENV_CACHE_DIR) or platformdirs.user_cache_dir(APP_NAME))
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get(ENV_DATA_DIR) or platformdirs.user_data_dir(APP_NAME))
+
+
+def models_dir() -> Path:
+    return Path(os.environ.get(ENV_MODELS_DIR) or (cache_dir() / "models"))
+
+
+def settings_file() -> Path:
+    return Path(platformdirs.user_config_dir(APP_NAME)) / "settings.json"
+
+
+class Settings(BaseModel):
+    """Everything a run can be configured with. Missing values fall back to these defaults."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index_dir: Path | None = Field(None, description="Folder made by `duocthu-ingest build --out`.")
+    gguf_model: Path | None = Field(None, description="Local GGUF for the generative engine; none = extractive only.")
+    engine: str = Field("extractive", description="'extractive' (default) or 'generative'.")
+    chroma_url: str | None = Field(None, description="Server mode: URL of a Chroma server holding the index.")
+    embedding_model_dir: Path | None = Field(None, description="Assembled EmbeddingGemma folder; default in models_dir().")
+    data_dir: Path = Field(default_factory=data_dir, description="Conversations and traces (SQLite).")
+
+    @classmethod
+    def load(cls, index: str | Path | None = None, model: str | Path | None = None, **overrides) -> Settings:
+        """Saved settings < environment < explicit arguments."""
+        values: dict = {}
+        path = settings_file()
+        if path.exists():
+            try:
+                values.update(json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError):
+                values = {}
+        if os.environ.get(ENV_INDEX):
+            values["index_dir"] = os.environ[ENV_INDEX]
+        if os.environ.get(ENV_MODEL):
+            values["gguf_model"] = os.environ[ENV_MODEL]
+        if os.environ.get(ENV_CHROMA_URL):
+            values["chroma_url"] = os.environ[ENV_CHROMA_URL]
+        if index is not None:
+            values["index_dir"] = index
+        if model is not None:
+            values["gguf_model"] = model
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls.model_validate(values)
+
+    def save(self) -> None:
+        from duocthu_desktop import atomic
+
+        atomic.write_text(settings_file(), self.model_dump_json(indent=1))

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Creates (once) and activates the project's virtual environment, then installs this checkout into it.
+# The environment lives in the cache, keyed by pyproject.toml, so a second run or CI on the same machine
+# reuses it; a changed pyproject.toml makes a new one. Source it: `. scripts/env.sh`.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE="${DUOCTHU_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/duocthu}"
+KEY="$(sha256sum "$ROOT/pyproject.toml" | cut -c1-12)"
+VENV="${DUOCTHU_VENV:-$CACHE/venv-$KEY}"
+PY="${PYTHON:-python3.11}"
+command -v "$PY" >/dev/null 2>&1 || PY=python3
+EXTRA=()
+[ -d /opt/wheels ] && EXTRA+=(--find-links /opt/wheels)   # this machine's local torch CPU wheel
+if [ ! -f "$VENV/.complete" ]; then
+  echo "[env] creating $VENV" >&2
+  rm -rf "$VENV"
+  "$PY" -m venv "$VENV"
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+  # torch first, CPU build, so nothing pulls a multi-GB CUDA build
+  "$VENV/bin/python" -m pip install -q "${EXTRA[@]}" "torch==2.13.0" \
+    || "$VENV/bin/python" -m pip install -q --index-url https://download.pytorch.org/whl/cpu "torch==2.13.0"
+  "$VENV/bin/python" -m pip install -q "${EXTRA[@]}" -e "$ROOT[dev]"
+  touch "$VENV/.complete"
+else
+  # re-point the editable install at this checkout (CI clones elsewhere); deps are already there
+  "$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation -e "$ROOT" >/dev/null
+fi
+export PATH="$VENV/bin:$PATH"
+export VIRTUAL_ENV="$VENV"
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False TOKENIZERS_PARALLELISM=false

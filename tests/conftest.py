@@ -1,0 +1,43 @@
+"""Shared fixtures: where the shared corpus lives, and the sample book built once per test session."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def shared_dir() -> Path:
+    return Path(os.environ.get("DUOCTHU_SHARED") or (ROOT.parent / "shared")).resolve()
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    path = shared_dir()
+    if not (path / "CONTRACT.md").exists():
+        pytest.fail(f"shared folder not found at {path}; set DUOCTHU_SHARED")
+    return path
+
+
+@pytest.fixture(scope="session")
+def sample_pdf(shared: Path) -> Path:
+    return shared / "corpus" / "duocthu-2018-sample.pdf"
+
+
+@pytest.fixture(scope="session")
+def sample_b_pdf(shared: Path) -> Path:
+    return shared / "corpus" / "duocthu-2018-sample-b.pdf"
+
+
+@pytest.fixture(scope="session")
+def gold(shared: Path) -> dict:
+    return json.loads((shared / "corpus" / "duocthu-2018-sample.gold.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def source_dir(shared: Path) -> Path:
+    return shared / "corpus" / "source"
