@@ -1,0 +1,63 @@
+"""Every Vietnamese sentence the core shows a person for a reason code, plus the fixed disclaimer.
+
+One message per CONTRACT reason code (a test fails when one is missing). An outage never reads as
+"the book has no data": provider and understanding failures say the model is unavailable.
+"""
+
+from __future__ import annotations
+
+from duocthu_desktop.payload import Reason
+
+DISCLAIMER = (
+    "Nội dung được trích từ Dược thư Quốc gia Việt Nam 2018, chỉ để tham khảo cho nhân viên y tế; "
+    "không thay thế phán đoán lâm sàng. Luôn đối chiếu trang sách được trích dẫn trước khi dùng thuốc."
+)
+
+NOT_SAFE = "Điều này KHÔNG có nghĩa là an toàn khi phối hợp."
+NO_INFERENCE = "Không suy ra thuốc là phù hợp/an toàn."
+GREETING = (
+    "Xin chào! Tôi tra cứu Dược thư Quốc gia Việt Nam 2018. Hãy hỏi về liều dùng, chỉ định, chống chỉ định, "
+    "tương tác, thời kỳ mang thai/cho con bú, bảo quản... của một thuốc; mọi câu trả lời đều trích trang sách."
+)
+
+MESSAGES: dict[Reason, str] = {
+    # clarify
+    Reason.MISSING_POPULATION: "Bạn hỏi liều cho đối tượng nào: người lớn hay trẻ em?",
+    Reason.MISSING_PEDIATRIC_AGE_OR_WEIGHT: "Để chọn đúng mức liều cho trẻ, xin cho biết tuổi và cân nặng của bé.",
+    Reason.MISSING_ROUTE: "Dược thư ghi liều khác nhau theo đường dùng. Bạn dùng đường nào?",
+    Reason.NEEDS_MORE_INFO: "Xin cho biết thêm thông tin để tra đúng phần của Dược thư.",
+    Reason.AMBIGUOUS_CONDITION: "Tình trạng bạn nêu có thể hiểu theo nhiều cách. Bạn muốn tra chỉ định nào?",
+    Reason.NO_CONDITION: "Bạn muốn tìm thuốc cho bệnh hoặc triệu chứng nào?",
+    Reason.NO_INDICATION: "Không tìm thấy thuốc nào trong Dược thư có chỉ định khớp với tình trạng này. Bạn có thể diễn đạt khác không?",
+    Reason.MISSING_ATTRIBUTE: "Bạn muốn biết thông tin gì về thuốc này (liều dùng, chỉ định, chống chỉ định, tương tác, ...)?",
+    Reason.NO_DRUG: "Bạn hỏi về thuốc nào?",
+    # abstain
+    Reason.OUT_OF_SCOPE: "Câu hỏi nằm ngoài phạm vi: ứng dụng chỉ tra cứu thông tin thuốc dùng cho người theo Dược thư Quốc gia Việt Nam 2018.",
+    Reason.DRUG_NOT_IN_FORMULARY: "Không có chuyên luận cho thuốc này trong Dược thư đang dùng: {names}.",
+    Reason.UNSUPPORTED_REVERSE_RELATION: "Ứng dụng không trả lời câu hỏi dạng \"thuốc nào gây ra ...\": Dược thư không được sắp xếp để liệt kê đầy đủ như vậy, và một danh sách thiếu có thể gây hiểu lầm.",
+    Reason.NO_INTERACTION_EVIDENCE: "Không tìm thấy tương tác giữa {names} trong mục Tương tác thuốc của từng thuốc. " + NOT_SAFE,
+    Reason.CLARIFY_LOOP_EXHAUSTED: "Chưa đủ thông tin sau nhiều lần hỏi lại. Xin đặt lại câu hỏi đầy đủ: tên thuốc, điều cần biết và đối tượng dùng.",
+    Reason.MISSING_PROVENANCE: "Không thể trả lời: đoạn trích tìm được thiếu thông tin trang sách nên không thể trích dẫn.",
+    Reason.PARENT_HYDRATION_FAILED: "Không tìm thấy mục tương ứng trong chuyên luận của thuốc này trong chỉ mục.",
+    Reason.EVIDENCE_INSUFFICIENT: "Các đoạn trích tìm được không đủ để trả lời câu hỏi này.",
+    Reason.UNGROUNDED_NUMBER: "Câu trả lời bị chặn: có con số không có nguyên văn trong đoạn trích dẫn.",
+    Reason.INVALID_CITATION: "Câu trả lời bị chặn: có trích dẫn không trỏ tới đoạn bằng chứng hợp lệ.",
+    Reason.UNCITED_CLAIM: "Câu trả lời bị chặn: có nội dung không kèm trích dẫn.",
+    Reason.UNSUPPORTED_CLAIM: "Câu trả lời bị chặn: có nội dung không được đoạn trích dẫn hỗ trợ.",
+    Reason.UNSUPPORTED_DRUG: "Câu trả lời bị chặn: nhắc tới thuốc không có trong bằng chứng đã tra.",
+    Reason.INCOMPLETE_ANSWER: "Câu trả lời bị chặn: thiếu phần thông tin bắt buộc có trong bằng chứng.",
+    Reason.MALFORMED_OUTPUT: "Mô hình ngôn ngữ trả về kết quả sai định dạng; không hiển thị để tránh sai lệch.",
+    Reason.PROVIDER_UNAVAILABLE: "Mô hình ngôn ngữ hiện không sẵn sàng (chưa cài hoặc không phản hồi). Đây là sự cố kỹ thuật, không phải Dược thư thiếu dữ liệu; hãy dùng chế độ trích nguyên văn.",
+    Reason.REQUEST_BUDGET_EXHAUSTED: "Đã vượt giới hạn thời gian/số lượt xử lý cho câu hỏi này. Đây là giới hạn kỹ thuật, không phải Dược thư thiếu dữ liệu.",
+    Reason.UNDERSTANDING_PROVIDER_UNAVAILABLE: "Bộ phân tích câu hỏi hiện không sẵn sàng. Đây là sự cố kỹ thuật, không phải Dược thư thiếu dữ liệu.",
+    Reason.UNDERSTANDING_MALFORMED_OUTPUT: "Bộ phân tích câu hỏi trả về kết quả sai định dạng. Đây là sự cố kỹ thuật, không phải Dược thư thiếu dữ liệu.",
+    # answerable / verify
+    Reason.SMALLTALK: GREETING,
+    Reason.QUARANTINED_EVIDENCE: "Một phần bằng chứng là bảng hoặc văn bản mà máy đọc không chắc chắn: hãy đối chiếu trực tiếp trang PDF được trích dẫn trước khi dùng.",
+}
+
+
+def message_for(reason: Reason | str, **fields: str) -> str:
+    """The Vietnamese message for a reason code, with `{names}`-style fields filled in."""
+    text = MESSAGES[Reason(reason)]
+    return text.format(**fields) if fields else text.replace("{names}", "").replace(":  .", ".")

@@ -1,0 +1,1 @@
+"""Session fixtures for this area (see the root conftest.py)."""
