@@ -1,0 +1,50 @@
+"""The answer engine's swap point: extractive now, generative later; the pipeline only sees this."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from duocthu_desktop.artifacts import Monograph
+from duocthu_desktop.payload import Block, Citation, Decision
+from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.retrieval.types import IndicationHit, SectionResult
+
+
+class EngineAnswer(BaseModel):
+    """What an engine returns; the pipeline adds the disclaimer, engine name and runs grounding."""
+
+    decision: Decision
+    reason: str | None = None
+    message: str = ""
+    blocks: list[Block] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    quick_replies: list[str] = Field(default_factory=list)
+
+
+class AnswerEngine(Protocol):
+    """Turns retrieved evidence into blocks of cited claims."""
+
+    name: str
+
+    def answer_section(self, frame: QueryFrame, section: SectionResult, monograph: Monograph) -> EngineAnswer:
+        """One drug, one section (dosage included)."""
+        ...
+
+    def answer_interaction(
+        self, frame: QueryFrame, sections: dict[str, SectionResult], names: dict[str, list[str]]
+    ) -> EngineAnswer:
+        """`sections`: drug_id -> its tuong_tac_thuoc; `names`: drug id or unknown name -> every name to look for."""
+        ...
+
+    def answer_condition(
+        self, frame: QueryFrame, hits: list[IndicationHit], fact_sections: dict[str, dict[str, SectionResult]]
+    ) -> EngineAnswer:
+        """`fact_sections`: drug_id -> section_key -> section (chong_chi_dinh, than_trong, thoi_ky_mang_thai)."""
+        ...
+
+
+class GroundingFailure(BaseModel):
+    code: str  # a payload.Reason value
+    detail: str
