@@ -1,1 +1,41 @@
-"""Session fixtures for this area (see the root conftest.py)."""
+"""Session fixtures for the ingest area: the sample book built once (--no-embed) and what it holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from duocthu_desktop import artifacts
+from duocthu_desktop.artifacts import Chunk
+
+
+@pytest.fixture(scope="session")
+def _sample_built(tmp_path_factory: pytest.TempPathFactory, sample_pdf: Path):
+    from ingestion.pipeline import build
+
+    out = tmp_path_factory.mktemp("ingest") / "sample"
+    result = build(sample_pdf, out, embed=False)
+    return out, result
+
+
+@pytest.fixture(scope="session")
+def sample_build(_sample_built) -> Path:
+    """The sample PDF built with the library API, no index: the folder holding the artifacts."""
+    return _sample_built[0]
+
+
+@pytest.fixture(scope="session")
+def sample_result(_sample_built):
+    """The in-memory ingestion.pipeline.BuildResult of that same build."""
+    return _sample_built[1]
+
+
+@pytest.fixture(scope="session")
+def sample_chunks(sample_build: Path) -> list[Chunk]:
+    return artifacts.read_chunks(sample_build / artifacts.CHUNKS_FILE)
+
+
+@pytest.fixture(scope="session")
+def sample_monographs(sample_build: Path) -> list[artifacts.Monograph]:
+    return artifacts.read_monographs(sample_build / artifacts.MONOGRAPHS_FILE)

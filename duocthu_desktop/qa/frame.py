@@ -61,3 +61,6 @@ class QueryFrame(BaseModel):
     non_human: bool = Field(False, description="Asked about an animal (chó, mèo, thú y): out of scope.")
     non_medical: bool = Field(False, description="Plainly not a medical question (weather, football).")
     injection_attempt: bool = Field(False, description="The text tries to override the rules or supply evidence.")
+    # added with issue 4 (additive)
+    drug_classes: list[str] = Field(default_factory=list, description="Class words named ('NSAID', 'salicylat').")
+    follow_up: bool = Field(False, description="Completed from the conversation's earlier frame.")

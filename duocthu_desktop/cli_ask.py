@@ -1,0 +1,51 @@
+"""`duocthu-ask`: one question, the answer payload as JSON on stdout (CONTRACT "Command lines").
+
+Exit 0 for any answer, abstentions included; 2 when there is no usable index to ask.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from duocthu_desktop.errors import DuocthuError
+from duocthu_desktop.settings import Settings
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="duocthu-ask", description="Ask Dược thư one question; prints the payload.")
+    add_common_arguments(parser)
+    parser.add_argument("--conversation", metavar="ID", help="continue this conversation (follow-ups, clarify count)")
+    parser.add_argument("question", help="the question, in Vietnamese")
+    return parser
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--index", metavar="DIR", help="folder made by `duocthu-ingest build --out` ($DUOCTHU_INDEX)")
+    parser.add_argument("--engine", choices=("extractive", "generative"), default=None,
+                        help="answer engine (default: extractive)")
+    parser.add_argument("--model", metavar="GGUF", help="language model for the generative engine ($DUOCTHU_MODEL)")
+
+
+def open_assistant(args: argparse.Namespace):
+    """The Assistant for these arguments: flag > environment > saved settings."""
+    from duocthu_desktop.qa.pipeline import Assistant
+
+    settings = Settings.load(index=args.index, model=args.model, engine=args.engine)
+    return Assistant.open(settings, engine_name=args.engine or settings.engine)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        assistant = open_assistant(args)
+    except DuocthuError as err:
+        print(f"duocthu-ask: {err}", file=sys.stderr)
+        return 2
+    payload = assistant.ask(args.question, conversation_id=args.conversation)
+    sys.stdout.write(payload.model_dump_json(indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

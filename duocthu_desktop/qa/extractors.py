@@ -1,0 +1,263 @@
+"""Patient facts read from a question: age, weight, route, renal function, population, condition.
+
+Each extractor is a small pure function over `textmatch.Text`, so "bé 5 tuổi", "be 5 tuoi" and "5 tuổi" read
+the same. Dose numbers are never read as patient facts: "15 mg/kg" is not a weight.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from duocthu_desktop.qa.textmatch import Text, find, first_of
+
+_NUM = r"(\d+(?:[.,]\d+)?)"
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+def _plain(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value).replace(".", ",")
+
+
+# ---- age -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Age:
+    years: float | None
+    text: str
+    gestational_weeks: float | None = None
+    neonate: bool = False
+
+
+_CHILD_WORD = r"(?:be|tre|chau|con|em be|tre em|tre so sinh|so sinh)"
+_AGE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"so sinh\s*(?:thieu thang\s*)?(?:tren\s*|duoi\s*)?" + _NUM + r"\s*tuan"), "gestation"),
+    (re.compile(r"(?<![\d/,.])" + _NUM + r"\s*tuan tuoi thai"), "gestation"),
+    (re.compile(r"(?<![\d/,.])" + _NUM + r"\s*tuoi"), "years"),
+    (re.compile(r"(?<![\d/,.])" + _NUM + r"\s*thang tuoi"), "months"),
+    (re.compile(_CHILD_WORD + r"\s+(?:duoc\s+|moi\s+|khoang\s+)?" + _NUM + r"\s*thang(?!\s*tuoi)"), "months"),
+    (re.compile(r"(?<![\d/,.])" + _NUM + r"\s*tuan tuoi"), "weeks"),
+    (re.compile(_CHILD_WORD + r"\s+(?:duoc\s+|moi\s+)?" + _NUM + r"\s*(?:tuan|ngay tuoi|ngay)"), "weeks_or_days"),
+)
+
+
+def extract_age(text: Text) -> Age | None:
+    """Age in years from '5 tuổi', '3 tháng tuổi', 'bé 8 tháng', 'sơ sinh 30 tuần' (gestation), '10 ngày tuổi'."""
+    folded = text.folded
+    for rx, unit in _AGE_PATTERNS:
+        m = rx.search(folded)
+        if not m:
+            continue
+        value = _number(m.group(1))
+        original = text.norm[m.start() : m.end()]
+        if unit == "gestation":
+            return Age(years=0.0, text=original, gestational_weeks=value, neonate=True)
+        if unit == "years":
+            return Age(years=value, text=original)
+        if unit == "months":
+            return Age(years=value / 12.0, text=original)
+        if unit == "weeks":
+            return Age(years=value / 52.0, text=original)
+        days = "ngay" in folded[m.start() : m.end()]
+        return Age(years=value / (365.0 if days else 52.0), text=original)
+    return None
+
+
+# ---- weight --------------------------------------------------------------------------------------
+
+_WEIGHT = re.compile(
+    r"(?<![\d/,.])" + _NUM + r"\s*(?:kg|kilogram|kilogam|ki lo|kilo|ky|ki|can)(?![a-z/])"
+)
+
+
+def extract_weight(text: Text) -> tuple[float, str] | None:
+    """Weight in kg from '18 kg', '18kg', '18 ký', 'nặng 18 cân'. A per-kg dose ('15 mg/kg') is not a weight."""
+    for m in _WEIGHT.finditer(text.folded):
+        before = text.folded[max(0, m.start() - 12) : m.start()]
+        if re.search(r"(mg|g|microgam|mcg|ml|don vi)\s*/\s*$", before):
+            continue
+        value = _number(m.group(1))
+        return value, f"{_plain(value)} kg"
+    return None
+
+
+# ---- route ---------------------------------------------------------------------------------------
+
+ROUTE_PHRASES: tuple[tuple[str, str], ...] = (
+    ("ngậm dưới lưỡi", "ngam_duoi_luoi"),
+    ("đặt dưới lưỡi", "ngam_duoi_luoi"),
+    ("dưới lưỡi", "ngam_duoi_luoi"),
+    ("đặt hậu môn", "truc_trang"),
+    ("hậu môn", "truc_trang"),
+    ("đặt trực tràng", "truc_trang"),
+    ("trực tràng", "truc_trang"),
+    ("thuốc đạn", "truc_trang"),
+    ("viên đạn", "truc_trang"),
+    ("viên đặt", "truc_trang"),
+    ("truyền tĩnh mạch", "truyen_tinh_mach"),
+    ("tiêm truyền", "truyen_tinh_mach"),
+    ("truyền", "truyen_tinh_mach"),
+    ("tiêm tĩnh mạch", "tiem_tinh_mach"),
+    ("tĩnh mạch", "tiem_tinh_mach"),
+    ("tiêm bắp", "tiem_bap"),
+    ("tiêm dưới da", "tiem_duoi_da"),
+    ("dưới da", "tiem_duoi_da"),
+    ("khí dung", "khi_dung"),
+    ("phun sương", "khi_dung"),
+    ("xịt", "xit"),
+    ("phun", "xit"),
+    ("nhỏ mắt", "nho_mat"),
+    ("tra mắt", "nho_mat"),
+    ("bôi", "boi"),
+    ("thoa", "boi"),
+    ("dùng ngoài", "boi"),
+    ("đường uống", "uong"),
+    ("uống", "uong"),
+    ("nhai", "uong"),
+)
+
+
+def extract_route(text: Text) -> str | None:
+    """The route named first in the question ('uống', 'đặt hậu môn', 'tiêm tĩnh mạch', ...)."""
+    hit = first_of(text, [p for p, _ in ROUTE_PHRASES])
+    if hit is None:
+        return None
+    return dict(ROUTE_PHRASES)[hit[0]]
+
+
+# ---- renal function ------------------------------------------------------------------------------
+
+_CLCR = re.compile(
+    r"(?:clcr|cl ?cr|do thanh thai creatinin|thanh thai creatinin|do thanh thai|muc loc cau than|egfr)"
+    r"\s*(?:la|=|:|khoang|con|chi con|<|>|duoi|tren)?\s*" + _NUM
+)
+
+
+def extract_clcr(text: Text) -> float | None:
+    """Creatinine clearance from 'Clcr 30 ml/phút', 'độ thanh thải creatinin 30'."""
+    m = _CLCR.search(text.folded)
+    return _number(m.group(1)) if m else None
+
+
+# ---- population ----------------------------------------------------------------------------------
+
+POPULATION_PHRASES: tuple[tuple[str, str], ...] = (
+    ("trẻ sơ sinh", "so_sinh"),
+    ("sơ sinh", "so_sinh"),
+    ("người cao tuổi", "nguoi_cao_tuoi"),
+    ("người già", "nguoi_cao_tuoi"),
+    ("cao tuổi", "nguoi_cao_tuoi"),
+    ("lớn tuổi", "nguoi_cao_tuoi"),
+    ("phụ nữ có thai", "mang_thai"),
+    ("phụ nữ mang thai", "mang_thai"),
+    ("mang thai", "mang_thai"),
+    ("có thai", "mang_thai"),
+    ("có bầu", "mang_thai"),
+    ("bà bầu", "mang_thai"),
+    ("thai phụ", "mang_thai"),
+    ("đang cho con bú", "cho_con_bu"),
+    ("cho con bú", "cho_con_bu"),
+    ("cho bú", "cho_con_bu"),
+    ("nuôi con bằng sữa mẹ", "cho_con_bu"),
+    ("người lớn", "nguoi_lon"),
+    ("người trưởng thành", "nguoi_lon"),
+    ("trẻ em", "tre_em"),
+    ("trẻ nhỏ", "tre_em"),
+    ("em bé", "tre_em"),
+    ("nhi khoa", "tre_em"),
+    ("trẻ", "tre_em"),
+    ("bé", "tre_em"),
+    ("cháu", "tre_em"),
+)
+
+
+def extract_population(text: Text, age: Age | None = None) -> str | None:
+    """The population named; an age implies one (neonate, child under 18, adult, older adult from 65)."""
+    hit = first_of(text, [p for p, _ in POPULATION_PHRASES])
+    named = dict(POPULATION_PHRASES)[hit[0]] if hit else None
+    if age is not None and age.neonate:
+        return "so_sinh"
+    if age is not None and age.years is not None and named in (None, "tre_em", "nguoi_lon", "nguoi_cao_tuoi"):
+        if age.years < 18:
+            return "tre_em"
+        return "nguoi_cao_tuoi" if age.years >= 65 else "nguoi_lon"
+    return named
+
+
+def is_pregnant(text: Text) -> bool:
+    return first_of(text, [p for p, k in POPULATION_PHRASES if k == "mang_thai"]) is not None
+
+
+def is_breastfeeding(text: Text) -> bool:
+    return first_of(text, [p for p, k in POPULATION_PHRASES if k == "cho_con_bu"]) is not None
+
+
+# ---- condition -----------------------------------------------------------------------------------
+
+# Words that introduce a condition ("điều trị tăng huyết áp", "bị trạng thái động kinh", "cắt cơn đau thắt ngực").
+CONDITION_TRIGGERS: tuple[str, ...] = (
+    "được chỉ định điều trị",
+    "được chỉ định cho",
+    "được chỉ định trong",
+    "chỉ định điều trị",
+    "chỉ định cho",
+    "chỉ định trong",
+    "dùng để điều trị",
+    "dùng điều trị",
+    "để điều trị",
+    "điều trị",
+    "để trị",
+    "trị",
+    "chữa",
+    "cắt cơn",
+    "phòng ngừa",
+    "dự phòng",
+    "phòng",
+    "cho người bị",
+    "cho bệnh nhân bị",
+    "người bị",
+    "bệnh nhân bị",
+    "đang bị",
+    "bị",
+    "mắc",
+    "gây ra",
+    "gây",
+    "làm tăng nguy cơ",
+    "dẫn đến",
+)
+# Words that end a condition phrase.
+_CONDITION_STOPS = re.compile(
+    r"[,.;:?!()]|\s(?:thì|dùng|liều|uống|tiêm|là|nào|gì|không|có|được|cho|với|ở|như|nên|bao|thế|ra sao|"
+    r"thi|dung|lieu|uong|tiem|la|nao|gi|khong|co|duoc|voi|o|nhu|nen)\b"
+)
+_CONDITION_PREFIX = re.compile(r"^(?:bệnh|chứng|benh|chung|cơn|con)\s+(?=\S)")
+
+
+def extract_condition(text: Text) -> str | None:
+    """The condition or symptom named after a trigger word, in the person's words ('tăng huyết áp')."""
+    hit = first_of(text, CONDITION_TRIGGERS)
+    if hit is None:
+        return None
+    phrase, m = hit
+    rest = text.norm[m.end() :].strip()
+    stop = _CONDITION_STOPS.search(" " + rest)
+    condition = (" " + rest)[: stop.start()].strip() if stop else rest
+    condition = condition.strip(" -")
+    if phrase == "cắt cơn" and condition:
+        condition = "cơn " + condition
+    if len(condition) < 2:
+        return None
+    return condition
+
+
+def strip_condition_prefix(condition: str) -> str:
+    """'bệnh tăng huyết áp' -> 'tăng huyết áp' (for matching indications)."""
+    return _CONDITION_PREFIX.sub("", condition)
+
+
+def find_phrase(text: Text, phrase: str) -> bool:
+    return find(text, phrase) is not None

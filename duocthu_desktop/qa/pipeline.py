@@ -1,0 +1,290 @@
+"""One turn, end to end: understand -> merge with memory -> route -> path -> grounding -> disclaimer -> memory, trace.
+
+The pipeline decides which sections to fetch and which path to take; the answer engine decides which verbatim
+text answers. Grounding runs on every answer whatever made it, and a failure turns the answer into an
+abstention with the failure's own reason code.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+from duocthu_desktop.artifacts import Chunk
+from duocthu_desktop.messages import DISCLAIMER, message_for
+from duocthu_desktop.payload import AnswerPayload, Citation, Reason, decision_for
+from duocthu_desktop.qa import grounding
+from duocthu_desktop.qa.catalog import Catalog
+from duocthu_desktop.qa.engine_types import AnswerEngine, EngineAnswer
+from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.memory import ConversationStore, Remembered, is_follow_up, loop_exhausted, merge
+from duocthu_desktop.qa.router import DOSING, INTERACTION
+from duocthu_desktop.qa.routing import Route, route, text_has_child_doses
+from duocthu_desktop.qa.traces import TraceStore
+from duocthu_desktop.qa.understanding import understand
+from duocthu_desktop.retrieval.types import SectionResult
+from duocthu_desktop.settings import Settings
+
+log = logging.getLogger(__name__)
+
+CONVERSATIONS_FILE = "conversations.sqlite3"
+TRACES_FILE = "traces.sqlite3"
+# Sections read for each candidate of a condition question when the person gave patient facts.
+FACT_SECTIONS = ("chong_chi_dinh", "than_trong", "thoi_ky_mang_thai")
+
+
+class EngineUnavailable(Exception):
+    """The requested answer engine cannot run (no model, or not built yet)."""
+
+
+def load_engine(name: str, settings: Settings | None = None) -> AnswerEngine:
+    """The engine by name; raises EngineUnavailable when it cannot run on this machine."""
+    if name == "extractive":
+        from duocthu_desktop.qa import engine_extractive
+
+        for value in vars(engine_extractive).values():
+            if isinstance(value, type) and getattr(value, "name", None) == "extractive":
+                return value()
+        raise EngineUnavailable("engine_extractive defines no engine named 'extractive'")
+    if name == "generative":
+        model = settings.gguf_model if settings else None
+        if model is None or not Path(model).is_file():
+            raise EngineUnavailable("no GGUF model configured for the generative engine")
+        try:
+            from duocthu_desktop.qa import engine_generative  # type: ignore[attr-defined]
+        except ImportError as err:
+            raise EngineUnavailable("the generative engine is not part of this build") from err
+        return engine_generative.load(model, settings)  # pragma: no cover - a later issue
+    raise EngineUnavailable(f"unknown engine {name!r}")
+
+
+class Assistant:
+    """Answers questions over one index. Thread-compatible for one caller at a time."""
+
+    def __init__(
+        self,
+        service,
+        *,
+        engine: AnswerEngine | None = None,
+        engine_name: str | None = None,
+        settings: Settings | None = None,
+        catalog: Catalog | None = None,
+        conversations: ConversationStore | None = None,
+        traces: TraceStore | None = None,
+    ) -> None:
+        self.service = service
+        self.settings = settings or Settings.load()
+        self.engine_name = engine_name or (engine.name if engine is not None else self.settings.engine)
+        self.catalog = catalog or Catalog(service.monographs, service.all_chunks())
+        self.engine: AnswerEngine | None = engine
+        self.engine_error: str | None = None
+        if self.engine is None:
+            try:
+                self.engine = load_engine(self.engine_name, self.settings)
+            except EngineUnavailable as err:
+                self.engine_error = str(err)
+                log.warning("engine %s unavailable: %s", self.engine_name, err)
+        data = Path(self.settings.data_dir)
+        self.conversations = conversations or ConversationStore(data / CONVERSATIONS_FILE)
+        self.traces = traces or TraceStore(data / TRACES_FILE)
+        self._child_doses: dict[str, bool] = {}
+
+    @classmethod
+    def open(cls, settings: Settings, engine_name: str | None = None, embedder=None) -> Assistant:
+        from duocthu_desktop.retrieval.service import RetrievalService
+
+        if settings.index_dir is None:
+            from duocthu_desktop.errors import IndexError_
+
+            raise IndexError_("No index given: pass --index DIR or set DUOCTHU_INDEX.")
+        service = RetrievalService.open(Path(settings.index_dir), settings, embedder)
+        return cls(service, engine_name=engine_name or settings.engine, settings=settings)
+
+    # ---- DosingFacts, for the routing table ---------------------------------------------------
+
+    def has_child_doses(self, drug_id: str) -> bool:
+        if drug_id not in self._child_doses:
+            section = self.service.retrieve_framed(drug_id, DOSING)
+            self._child_doses[drug_id] = text_has_child_doses(section.text)
+        return self._child_doses[drug_id]
+
+    # ---- one turn -------------------------------------------------------------------------------
+
+    def ask(self, question: str, conversation_id: str | None = None) -> AnswerPayload:
+        timings: dict[str, float] = {}
+        start = time.perf_counter()
+        frame = understand(question, self.catalog)
+        prior: Remembered | None = self.conversations.load(conversation_id) if conversation_id else None
+        if prior is not None and is_follow_up(frame, prior):
+            frame = merge(prior.frame, frame)
+        timings["understand"] = time.perf_counter() - start
+
+        step = time.perf_counter()
+        decision = route(frame, self)
+        evidence: dict[str, str] = {}
+        answer = self._run(frame, decision, evidence)
+        timings["answer"] = time.perf_counter() - step
+
+        if answer.decision == "clarify" and loop_exhausted(prior):
+            answer = _abstain(Reason.CLARIFY_LOOP_EXHAUSTED)
+        step = time.perf_counter()
+        payload = self._finish(answer, evidence)
+        timings["grounding"] = time.perf_counter() - step
+
+        if conversation_id:
+            self.conversations.save(conversation_id, frame, payload.decision, payload.reason, prior)
+        timings["total"] = time.perf_counter() - start
+        self.traces.record(question, frame, payload, timings, conversation_id, decision.rule)
+        return payload
+
+    # ---- paths ------------------------------------------------------------------------------------
+
+    def _run(self, frame: QueryFrame, decision: Route, evidence: dict[str, str]) -> EngineAnswer:
+        if decision.action in ("abstain", "clarify", "greet"):
+            return EngineAnswer(
+                decision=decision_for(decision.reason),
+                reason=decision.reason.value,
+                message=decision.message,
+                quick_replies=decision.quick_replies,
+            )
+        if self.engine is None:
+            return _abstain(Reason.PROVIDER_UNAVAILABLE)
+        if decision.action == "interaction":
+            return self._interaction(frame, evidence)
+        if decision.action == "condition":
+            return self._condition(frame, evidence)
+        return self._single(frame, evidence)
+
+    def _single(self, frame: QueryFrame, evidence: dict[str, str]) -> EngineAnswer:
+        drug_id = frame.drug_ids[0]
+        key = frame.section_key or DOSING
+        section = self.service.retrieve_framed(drug_id, key)
+        verdict = self.service.decide(section)
+        if verdict.decision == "abstain":
+            return _abstain(Reason(verdict.reason or Reason.EVIDENCE_INSUFFICIENT))
+        _remember(evidence, section.chunks)
+        monograph = self.service.monograph(drug_id)
+        answer = self.engine.answer_section(frame, section, monograph)
+        if verdict.decision == "verify_pdf" and answer.decision != "clarify":
+            answer = _send_to_pdf(answer, section)
+        return answer
+
+    def _interaction(self, frame: QueryFrame, evidence: dict[str, str]) -> EngineAnswer:
+        sections: dict[str, SectionResult] = {}
+        names: dict[str, list[str]] = {}
+        for drug_id in frame.drug_ids:
+            names[drug_id] = self.catalog.names_for(drug_id) + self.catalog.classes_for(drug_id)
+            section = self.service.retrieve_framed(drug_id, INTERACTION)
+            if self.service.decide(section).decision != "abstain":
+                sections[drug_id] = section
+                _remember(evidence, section.chunks)
+        for other in frame.unknown_drugs:
+            names[other] = [other]
+        for word in frame.drug_classes:
+            names[word] = self.catalog.class_names(word)
+        answer = self.engine.answer_interaction(frame, sections, names)
+        cited = {c.chunk_id for c in answer.citations}
+        quarantined = {c.chunk_id for s in sections.values() for c in s.chunks if c.quarantined}
+        if answer.decision == "answerable" and cited & quarantined:
+            answer = answer.model_copy(update={"decision": "verify_pdf", "reason": Reason.QUARANTINED_EVIDENCE.value})
+        return answer
+
+    def _condition(self, frame: QueryFrame, evidence: dict[str, str]) -> EngineAnswer:
+        hits = self.service.search_indication(frame.condition or "")
+        if not hits:
+            return EngineAnswer(decision="clarify", reason=Reason.NO_INDICATION.value,
+                                message=message_for(Reason.NO_INDICATION))
+        _remember(evidence, [h.chunk for h in hits])
+        fact_sections: dict[str, dict[str, SectionResult]] = {}
+        if _has_patient_facts(frame):
+            keys = FACT_SECTIONS + (("thoi_ky_cho_con_bu",) if frame.breastfeeding else ())
+            for hit in hits:
+                per_drug: dict[str, SectionResult] = {}
+                for key in keys:
+                    section = self.service.retrieve_framed(hit.drug_id, key)
+                    if section.chunks and self.service.decide(section).decision != "abstain":
+                        per_drug[key] = section
+                        _remember(evidence, section.chunks)
+                fact_sections[hit.drug_id] = per_drug
+        return self.engine.answer_condition(frame, hits, fact_sections)
+
+    # ---- the last checks every payload passes ---------------------------------------------------
+
+    def _finish(self, answer: EngineAnswer, evidence: dict[str, str]) -> AnswerPayload:
+        failures = grounding.verify(answer.blocks, answer.citations, evidence)
+        if failures:
+            for failure in failures:
+                log.warning("grounding failed: %s %s", failure.code, failure.detail)
+            answer = _abstain(Reason(failures[0].code))
+        message = answer.message
+        if not message and answer.reason:
+            try:
+                message = message_for(answer.reason)
+            except ValueError:
+                message = ""
+        return AnswerPayload(
+            decision=answer.decision,
+            reason=answer.reason,
+            message=message,
+            blocks=answer.blocks,
+            citations=answer.citations,
+            quick_replies=answer.quick_replies,
+            engine="generative" if self.engine_name == "generative" else "extractive",
+            disclaimer=DISCLAIMER,
+        )
+
+
+def _abstain(reason: Reason) -> EngineAnswer:
+    return EngineAnswer(decision=decision_for(reason), reason=reason.value, message=message_for(reason))
+
+
+def _remember(evidence: dict[str, str], chunks: list[Chunk]) -> None:
+    for chunk in chunks:
+        evidence[chunk.chunk_id] = chunk.text
+
+
+def _has_patient_facts(frame: QueryFrame) -> bool:
+    return (
+        frame.pregnant
+        or frame.breastfeeding
+        or frame.age_years is not None
+        or frame.clcr is not None
+        or frame.population in ("tre_em", "so_sinh", "nguoi_cao_tuoi", "mang_thai", "cho_con_bu")
+    )
+
+
+def _send_to_pdf(answer: EngineAnswer, section: SectionResult) -> EngineAnswer:
+    """Part of the section could not be read reliably: keep what was found, cite the untrusted parts too."""
+    citations = list(answer.citations)
+    cited = {c.chunk_id for c in citations}
+    kept = answer.decision in ("answerable", "verify_pdf")
+    blocks = answer.blocks if kept else []
+    if not kept:
+        citations, cited = [], set()
+    next_index = max((c.index for c in citations), default=0) + 1
+    for chunk in section.chunks:
+        if chunk.quarantined and chunk.chunk_id not in cited:
+            citations.append(_whole_chunk_citation(next_index, chunk))
+            next_index += 1
+    message = message_for(Reason.QUARANTINED_EVIDENCE)
+    return EngineAnswer(
+        decision="verify_pdf",
+        reason=Reason.QUARANTINED_EVIDENCE.value,
+        message=message,
+        blocks=blocks,
+        citations=citations,
+        quick_replies=answer.quick_replies,
+    )
+
+
+def _whole_chunk_citation(index: int, chunk: Chunk) -> Citation:
+    return Citation(
+        index=index,
+        chunk_id=chunk.chunk_id,
+        drug_id=chunk.drug_id,
+        section_key=chunk.section_key,
+        printed_page=chunk.printed_pages[0] if chunk.printed_pages else None,
+        physical_page=chunk.physical_pages[0] if chunk.physical_pages else 0,
+        quote=chunk.text,
+    )

@@ -1,0 +1,201 @@
+"""The chunk index in Chroma: embedded (`PersistentClient` in the index folder) or a Chroma server.
+
+Each chunk is one record: id uuid5(chunk_id) (loading twice overwrites), the text as the document, scalar
+metadata to filter on (drug_id, section_key, part_index, kind, quarantined, first/last pages) and the full
+Chunk JSON so a chunk read back equals the chunk written. `ordinal` keeps the book's order.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import chromadb
+from chromadb.config import Settings as ChromaSettings
+
+from duocthu_desktop.artifacts import Chunk
+from duocthu_desktop.errors import IndexError_
+
+NAMESPACE = uuid.UUID("6f1c2a4e-3b1d-5c7a-9e0f-d0c7a1b2e3f4")
+LOAD_BATCH = 256
+READ_PAGE = 2000
+FILTER_KEYS = ("drug_id", "section_key", "part_index", "kind", "quarantined", "table_id")
+
+
+def point_id(chunk_id: str) -> str:
+    return str(uuid.uuid5(NAMESPACE, chunk_id))
+
+
+def _client_settings() -> ChromaSettings:
+    return ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+
+
+def chunk_metadata(chunk: Chunk, ordinal: int) -> dict:
+    meta: dict = {
+        "chunk_id": chunk.chunk_id,
+        "drug_id": chunk.drug_id,
+        "section_key": chunk.section_key,
+        "part_index": chunk.part_index,
+        "kind": chunk.kind,
+        "quarantined": chunk.quarantined,
+        "ordinal": ordinal,
+        "printed_pages": json.dumps(chunk.printed_pages),
+        "physical_pages": json.dumps(chunk.physical_pages),
+        "chunk_json": chunk.model_dump_json(),
+    }
+    if chunk.table_id:
+        meta["table_id"] = chunk.table_id
+    for name in ("printed", "physical"):
+        pages = getattr(chunk, f"{name}_pages")
+        if pages:
+            meta[f"{name}_first"], meta[f"{name}_last"] = min(pages), max(pages)
+    return meta
+
+
+def where_clause(where: dict | None) -> dict | None:
+    """Our flat {key: value} filter in Chroma's syntax ($and for more than one key)."""
+    if not where:
+        return None
+    unknown = set(where) - set(FILTER_KEYS)
+    if unknown:
+        raise ValueError(f"cannot filter on {sorted(unknown)}; known keys: {FILTER_KEYS}")
+    items = [{key: value} for key, value in where.items()]
+    return items[0] if len(items) == 1 else {"$and": items}
+
+
+def _chunks_from(metadatas: list) -> list[Chunk]:
+    rows = sorted(metadatas, key=lambda m: m.get("ordinal", 0))
+    return [Chunk.model_validate_json(m["chunk_json"]) for m in rows]
+
+
+class ChromaStore:
+    """A ChunkStore over one Chroma collection (implements retrieval.types.ChunkStore)."""
+
+    def __init__(self, client, collection, location: str) -> None:
+        self._client = client
+        self._collection = collection
+        self.location = location
+
+    # ---- opening ----------------------------------------------------------------------------------
+
+    @classmethod
+    def create_persistent(cls, path: Path, collection: str) -> ChromaStore:
+        Path(path).mkdir(parents=True, exist_ok=True)
+        client = chromadb.PersistentClient(path=str(path), settings=_client_settings())
+        col = client.get_or_create_collection(collection, configuration={"hnsw": {"space": "cosine"}},
+                                              embedding_function=None)
+        return cls(client, col, str(path))
+
+    @classmethod
+    def open_persistent(cls, path: Path, collection: str) -> ChromaStore:
+        path = Path(path)
+        if not (path / "chroma.sqlite3").is_file():
+            raise IndexError_(f"No Chroma database in {path}: rebuild the index with `duocthu-ingest build`.")
+        try:
+            client = chromadb.PersistentClient(path=str(path), settings=_client_settings())
+            col = client.get_collection(collection, embedding_function=None)
+        except Exception as err:  # chromadb raises many types for a damaged folder
+            raise IndexError_(
+                f"The Chroma index in {path} cannot be opened ({type(err).__name__}: {err}): rebuild it with "
+                f"`duocthu-ingest build`."
+            ) from err
+        return cls(client, col, str(path))
+
+    @classmethod
+    def connect(cls, url: str, collection: str, create: bool = False) -> ChromaStore:
+        """Server mode: a Chroma server at `url` (http://host:port) holding the collection."""
+        from urllib.parse import urlparse
+
+        parsed = urlparse(url if "://" in url else f"http://{url}")
+        try:
+            client = chromadb.HttpClient(
+                host=parsed.hostname or "127.0.0.1",
+                port=parsed.port or (443 if parsed.scheme == "https" else 8000),
+                ssl=parsed.scheme == "https",
+                settings=_client_settings(),
+            )
+            if create:
+                col = client.get_or_create_collection(collection, configuration={"hnsw": {"space": "cosine"}},
+                                                      embedding_function=None)
+            else:
+                col = client.get_collection(collection, embedding_function=None)
+        except Exception as err:
+            raise IndexError_(
+                f"The Chroma server at {url} is unreachable or lacks collection {collection} "
+                f"({type(err).__name__}: {err}): start the server or publish the index to it."
+            ) from err
+        return cls(client, col, url)
+
+    def close(self) -> None:
+        close = getattr(self._client, "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception:  # closing twice or a dead server is not worth an error
+                pass
+
+    def __enter__(self) -> ChromaStore:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ---- writing ----------------------------------------------------------------------------------
+
+    def add(self, chunks: list[Chunk], vectors: list[list[float]], batch: int = LOAD_BATCH) -> None:
+        if len(chunks) != len(vectors):
+            raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
+        for start in range(0, len(chunks), batch):
+            part = chunks[start : start + batch]
+            self._collection.upsert(
+                ids=[point_id(c.chunk_id) for c in part],
+                embeddings=vectors[start : start + batch],
+                documents=[c.text for c in part],
+                metadatas=[chunk_metadata(c, start + i) for i, c in enumerate(part)],
+            )
+
+    def vectors(self) -> tuple[list[Chunk], list[list[float]]]:
+        """Every chunk with its stored vector, in book order (to publish an index to a server)."""
+        rows: list[tuple[dict, list[float]]] = []
+        total = self.count()
+        for offset in range(0, total, READ_PAGE):
+            got = self._collection.get(include=["metadatas", "embeddings"], limit=READ_PAGE, offset=offset)
+            rows.extend(zip(got["metadatas"], [list(map(float, e)) for e in got["embeddings"]], strict=True))
+        rows.sort(key=lambda r: r[0].get("ordinal", 0))
+        return [Chunk.model_validate_json(m["chunk_json"]) for m, _ in rows], [v for _, v in rows]
+
+    # ---- reading (the ChunkStore protocol) --------------------------------------------------------
+
+    def count(self) -> int:
+        return self._collection.count()
+
+    def get(self, where: dict) -> list[Chunk]:
+        got = self._collection.get(where=where_clause(where), include=["metadatas"])
+        return _chunks_from(got["metadatas"])
+
+    def all(self) -> list[Chunk]:
+        metadatas: list = []
+        total = self.count()
+        for offset in range(0, total, READ_PAGE):
+            got = self._collection.get(include=["metadatas"], limit=READ_PAGE, offset=offset)
+            metadatas.extend(got["metadatas"])
+        return _chunks_from(metadatas)
+
+    def query(self, vector: list[float], k: int, where: dict | None = None) -> list[tuple[Chunk, float]]:
+        if k <= 0:
+            return []
+        got = self._collection.query(
+            query_embeddings=[list(vector)], n_results=k, where=where_clause(where),
+            include=["metadatas", "distances"],
+        )
+        metas, dists = got["metadatas"][0], got["distances"][0]
+        return [(Chunk.model_validate_json(m["chunk_json"]), float(d)) for m, d in zip(metas, dists, strict=True)]
+
+
+def publish(source: ChromaStore, url: str, collection: str) -> ChromaStore:
+    """Copy an embedded index into a Chroma server (same ids, so publishing twice overwrites)."""
+    chunks, vectors = source.vectors()
+    target = ChromaStore.connect(url, collection, create=True)
+    target.add(chunks, vectors)
+    return target

@@ -1,0 +1,79 @@
+"""EmbeddingGemma-300M on the CPU through sentence-transformers, behind the `Embedder` protocol.
+
+The folder is checked (`models.embedding_gemma.check_assembled`) before anything is loaded, so a missing,
+partial or tampered model raises ModelError instead of loading; nothing is ever fetched from a hub.
+`LazyEmbedder` defers the ~10 s load until a dense search really needs it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from duocthu_desktop.retrieval.types import EmbedKind
+from models.embedding_gemma import MODEL_ID, WEIGHTS_SHA256, check_assembled, model_dir
+
+DIMENSIONS = 768
+BATCH_SIZE = 16
+
+
+class SentenceTransformerEmbedder:
+    """The real embedder: the model's own `query` / `document` prompts, batched, L2-normalised."""
+
+    model_id = MODEL_ID
+    weights_sha256 = WEIGHTS_SHA256
+    dimensions = DIMENSIONS
+
+    def __init__(self, folder: Path | None = None, batch_size: int = BATCH_SIZE) -> None:
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        folder = check_assembled(folder or model_dir())
+        from sentence_transformers import SentenceTransformer  # heavy import, only when really loading
+
+        self._model = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+        dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        self.dimensions = int(dim() or DIMENSIONS)
+        self._batch_size = batch_size
+        self._lock = threading.Lock()  # one encode at a time: torch already uses every core
+
+    def embed(self, texts: list[str], kind: EmbedKind) -> list[list[float]]:
+        if not texts:
+            return []
+        with self._lock:
+            vectors = self._model.encode(
+                list(texts),
+                prompt_name=kind,
+                batch_size=self._batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return vectors.astype("float32").tolist()
+
+
+class LazyEmbedder:
+    """Looks like the real embedder (same model_id and dimensions) but loads it on first use."""
+
+    model_id = MODEL_ID
+    weights_sha256 = WEIGHTS_SHA256
+    dimensions = DIMENSIONS
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self._folder = folder
+        self._inner: SentenceTransformerEmbedder | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        return self._inner is not None
+
+    def load(self) -> SentenceTransformerEmbedder:
+        with self._lock:
+            if self._inner is None:
+                self._inner = SentenceTransformerEmbedder(self._folder)
+            return self._inner
+
+    def embed(self, texts: list[str], kind: EmbedKind) -> list[list[float]]:
+        return self.load().embed(texts, kind)

@@ -1,0 +1,105 @@
+"""`duocthu-ingest`: build, check and inspect an ingest folder. A thin layer over ingestion.pipeline.
+
+Exit codes: 0 success; 1 a check gate failed or an unexpected failure; 2 input the tool refuses (one line on
+stderr that says what to do).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from duocthu_desktop import artifacts
+from duocthu_desktop.errors import DuocthuError, InputRefused
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="duocthu-ingest", description="Formulary PDF -> monographs, chunks, index."
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build", help="read the PDF and write the artifacts (and the index unless --no-embed)")
+    b.add_argument("--pdf", required=True, type=Path)
+    b.add_argument("--out", required=True, type=Path)
+    b.add_argument("--no-embed", action="store_true", help="skip the embedding index")
+    c = sub.add_parser("check", help="print the named gates of a built folder; exit 0 only if all are 0")
+    c.add_argument("dir", type=Path)
+    i = sub.add_parser("inspect", help="print one monograph's (or section's) chunks as JSON lines")
+    i.add_argument("dir", type=Path)
+    i.add_argument("--drug", required=True)
+    i.add_argument("--section")
+    return p
+
+
+def _build(args: argparse.Namespace) -> int:
+    from ingestion.pipeline import build
+
+    result = build(args.pdf, args.out, embed=not args.no_embed, progress=True)
+    r = result.report
+    failing = {k: v for k, v in r.gates.items() if v}
+    print(
+        f"built {args.out}: {r.pages} pages, {r.monographs} monographs, {r.chunks} chunks "
+        f"({r.tables} tables, {r.quarantined} quarantined) in {r.seconds:.1f}s"
+        + (f"; gates failing: {failing}" if failing else "; all gates 0"),
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from ingestion.gates import compute
+
+    folder = args.dir
+    try:
+        monographs = artifacts.read_monographs(folder / artifacts.MONOGRAPHS_FILE)
+        chunks = artifacts.read_chunks(folder / artifacts.CHUNKS_FILE)
+        pages = artifacts.read_pages(folder / artifacts.PAGES_FILE)
+        report = json.loads((folder / artifacts.REPORT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputRefused(
+            f"{folder}: not a complete ingest folder ({exc}); run duocthu-ingest build"
+        ) from exc
+    values, _ = compute(monographs, chunks, pages, report.get("page_facts", []))
+    for name, n in values.items():
+        print(f"{name}: {n}")
+    return 0 if not any(values.values()) else 1
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    folder = args.dir
+    try:
+        chunks = artifacts.read_chunks(folder / artifacts.CHUNKS_FILE)
+    except (OSError, ValueError) as exc:
+        raise InputRefused(f"{folder}: no readable chunks.jsonl ({exc}); run duocthu-ingest build") from exc
+    mine = [c for c in chunks if c.drug_id == args.drug]
+    if not mine:
+        raise InputRefused(f"unknown drug id {args.drug!r}; see monographs.jsonl for the ids in {folder}")
+    if args.section:
+        mine = [c for c in mine if c.section_key == args.section]
+        if not mine:
+            raise InputRefused(f"{args.drug} has no section {args.section!r}")
+    for c in mine:
+        print(c.model_dump_json())
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "build":
+            return _build(args)
+        if args.command == "check":
+            return _check(args)
+        return _inspect(args)
+    except InputRefused as exc:
+        print(f"duocthu-ingest: {exc}".replace("\n", " "), file=sys.stderr)
+        return 2
+    except DuocthuError as exc:
+        print(f"duocthu-ingest: {exc}".replace("\n", " "), file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

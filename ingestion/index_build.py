@@ -1,0 +1,127 @@
+"""Embed the chunks (through the on-disk cache) and write the Chroma index + manifest into a staging folder.
+
+`duocthu-ingest build` calls `build_index` on the staging folder that already holds the artifacts, then swaps
+the whole folder in (duocthu_desktop.atomic.staged_dir). A kill at any moment leaves the previous index in
+place; because every embedded batch is committed to the cache at once, a rerun only embeds what is missing.
+The manifest is written last, after the index was reopened and checked, so its presence means "complete".
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+from duocthu_desktop.artifacts import PAGES_FILE, Chunk, Monograph
+from duocthu_desktop.errors import IndexError_
+from duocthu_desktop.retrieval.chroma_store import ChromaStore
+from duocthu_desktop.retrieval.embed_cache import EmbeddingCache, embed_cached
+from duocthu_desktop.retrieval.manifest import (
+    CHROMA_DIR,
+    MANIFEST_FILE,
+    IndexManifest,
+    chunks_sha256,
+    collection_name,
+    write_manifest,
+)
+from duocthu_desktop.retrieval.types import Embedder
+
+
+def document_text(chunk: Chunk, title: str | None) -> str:
+    """What is embedded for a chunk: drug title and section heading first, so a part far from the title
+    still carries which drug and which section it belongs to."""
+    head = " — ".join(x for x in (title, chunk.heading) if x)
+    return f"{head}\n{chunk.text}" if head else chunk.text
+
+
+def _corpus_sha256(stage_dir: Path, fallback: str) -> str:
+    try:
+        return json.loads((stage_dir / PAGES_FILE).read_text(encoding="utf-8"))["source_sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return fallback
+
+
+def _default_embedder() -> Embedder:
+    from duocthu_desktop.retrieval.embedder import LazyEmbedder
+
+    return LazyEmbedder()  # loads only if some chunk is not in the cache yet
+
+
+def build_index(
+    stage_dir: Path,
+    chunks: list[Chunk],
+    monographs: list[Monograph],
+    progress: bool = True,
+    embedder: Embedder | None = None,
+    cache: EmbeddingCache | None = None,
+) -> IndexManifest:
+    """Write `stage_dir/chroma` and `stage_dir/manifest.json` for `chunks`; IndexError_ if the check fails."""
+    started = time.monotonic()
+    stage_dir = Path(stage_dir)
+    ids = [c.chunk_id for c in chunks]
+    if len(set(ids)) != len(ids):
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        raise ValueError(f"duplicate chunk ids would overwrite each other in the index: {dupes[:5]}")
+    embedder = embedder or _default_embedder()
+    titles = {m.drug_id: m.title for m in monographs}
+    texts = [document_text(c, titles.get(c.drug_id)) for c in chunks]
+
+    own_cache = cache is None
+    cache = cache or EmbeddingCache()
+    try:
+        vectors, embedded_now = embed_cached(embedder, texts, "document", cache, progress=progress)
+    finally:
+        if own_cache:
+            cache.close()
+
+    chunks_sha = chunks_sha256(chunks)
+    corpus_sha = _corpus_sha256(stage_dir, chunks_sha)
+    manifest_path = stage_dir / MANIFEST_FILE
+    manifest_path.unlink(missing_ok=True)
+    chroma_dir = stage_dir / CHROMA_DIR
+    shutil.rmtree(chroma_dir, ignore_errors=True)
+    dimensions = len(vectors[0]) if vectors else embedder.dimensions
+    manifest = IndexManifest(
+        corpus_sha256=corpus_sha,
+        chunks_sha256=chunks_sha,
+        model_id=embedder.model_id,
+        weights_sha256=getattr(embedder, "weights_sha256", None),
+        dimensions=dimensions,
+        collection=collection_name(corpus_sha, chunks_sha, embedder.model_id),
+        chunk_count=len(chunks),
+    )
+
+    with ChromaStore.create_persistent(chroma_dir, manifest.collection) as store:
+        store.add(chunks, vectors)
+    _check(chroma_dir, manifest, chunks, vectors)
+    manifest.build_seconds = round(time.monotonic() - started, 2)
+    write_manifest(stage_dir, manifest)
+    if progress:
+        print(
+            f"[index] {len(chunks)} chunks ({embedded_now} embedded now, {len(chunks) - embedded_now} from the "
+            f"cache) in {manifest.build_seconds:.1f} s -> {chroma_dir}",
+            flush=True,
+        )
+    return manifest
+
+
+def _check(
+    chroma_dir: Path, manifest: IndexManifest, chunks: list[Chunk], vectors: list[list[float]]
+) -> None:
+    """Reopen what was written: every chunk is there, and a chunk's own vector finds that chunk."""
+    with ChromaStore.open_persistent(chroma_dir, manifest.collection) as store:
+        count = store.count()
+        if count != len(chunks):
+            raise IndexError_(f"index check failed: {count} chunks in Chroma, {len(chunks)} expected")
+        if not chunks:
+            return
+        probe = chunks[len(chunks) // 2]
+        found = store.query(vectors[len(chunks) // 2], k=3)
+        if not found or probe.chunk_id not in {c.chunk_id for c, _ in found}:
+            raise IndexError_(
+                f"index check failed: a query by {probe.chunk_id}'s own vector does not find it"
+            )
+        framed = store.get({"drug_id": probe.drug_id, "section_key": probe.section_key})
+        if probe not in framed:
+            raise IndexError_(f"index check failed: {probe.chunk_id} does not read back as it was written")
