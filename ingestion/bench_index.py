@@ -78,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ingestion.bench_index")
     parser.add_argument("--artifacts", type=Path, default=Path("/tmp/duocthu-sample"))
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--cache-dir", type=Path, help="embedding cache to use (default: a fresh temporary one)")
     parser.add_argument("--build-only", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

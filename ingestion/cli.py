@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -33,10 +34,18 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _terminate(signum, frame):  # noqa: ARG001 - signal handler signature
+    raise SystemExit(128 + signum)  # unwinds through staged_dir, which deletes the half-built folder
+
+
 def _build(args: argparse.Namespace) -> int:
     from ingestion.pipeline import build
 
-    result = build(args.pdf, args.out, embed=not args.no_embed, progress=True)
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        result = build(args.pdf, args.out, embed=not args.no_embed, progress=True)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     r = result.report
     failing = {k: v for k, v in r.gates.items() if v}
     print(

@@ -36,8 +36,10 @@ def strip_source(md: str) -> str:
     """Source markdown -> plain text: leaked running headers and markup removed, table pipes dropped."""
     text = _LEAK_BEFORE.sub(" ", _LEAK_AFTER.sub(" ", md))
     text = _LEAK_BEFORE.sub(" ", text).replace("DTQGVN 2", " ")
+    text = text.replace("\\*", "\x00")  # an escaped asterisk is the book's own ("CYP2C9*2", footnote marks)
     text = _MARKUP.sub(" ", text)
-    return text.replace("|", " ")
+    text = re.sub(r"^\s*>\s?", "", text, flags=re.M)  # blockquote markers
+    return text.replace("\x00", "*").replace("|", " ")
 
 
 def monograph_text(mono: Monograph, chunks: list[Chunk]) -> str:
@@ -145,7 +147,7 @@ def table_rows(result: BuildResult, corpus: Path, drug_id: str) -> dict[str, int
     hay = _squeeze("\n".join(c.text for c in tables)).replace("|", "")
     found = 0
     for row in rows:
-        cells = "".join(_squeeze(strip_source(cell)) for cell in row.strip("|").split("|"))
+        cells = _squeeze(strip_source(row))
         if cells and cells in hay:
             found += 1
     return {
@@ -153,6 +155,35 @@ def table_rows(result: BuildResult, corpus: Path, drug_id: str) -> dict[str, int
         "rows_found_verbatim": found,
         "table_chunks": len(tables),
         "chunk_rows": sum(c.text.count("\n") + 1 for c in tables),
+    }
+
+
+def character_balance(result: BuildResult, pdf: Path) -> dict[str, int]:
+    """For a book without source text: every non-space character printed in the monographs' page bodies
+    (header band excluded, PyMuPDF's plain text) against the characters in titles, headings and chunks.
+    `missing` counts characters on the page that no artifact holds, `extra` the reverse."""
+    from collections import Counter
+
+    import pymupdf
+
+    pages = sorted({p for m in result.monographs for p in range(m.start_physical, m.end_physical + 1)})
+    printed: Counter[str] = Counter()
+    with pymupdf.open(pdf) as doc:
+        for p in pages:
+            page = doc[p - 1]
+            clip = pymupdf.Rect(0, page.rect.height * 0.06, page.rect.width, page.rect.height)
+            flags = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES  # "ﬂ" counted as "fl", as we read it
+            printed.update(_squeeze(page.get_text(clip=clip, flags=flags)))
+    got: Counter[str] = Counter()
+    for m in result.monographs:
+        got.update(_squeeze(m.title))
+        got.update(_squeeze("".join(s.heading for s in m.sections if s.key != "thong_tin_chung")))
+    for c in result.chunks:
+        got.update(_squeeze(c.text.replace(" | ", " ")))
+    return {
+        "printed": sum(printed.values()),
+        "missing": sum((printed - got).values()),
+        "extra": sum((got - printed).values()),
     }
 
 
@@ -184,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         "number_misses": number_misses(res, corpus, counted := []),
         "numbers_checked": sum(counted),
         "tables": {d: table_rows(res, corpus, d) for d in ("vancomycin", "warfarin")},
+        "character_balance": character_balance(res, corpus / "duocthu-2018-sample.pdf"),
         "sample_b": {
             "monographs": [
                 {
@@ -199,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
             "gates": res_b.report.gates,
             "folios": [p.printed for p in res_b.pages.pages],
             "similarity": similarities(res_b, corpus),
+            "character_balance": character_balance(res_b, corpus / "duocthu-2018-sample-b.pdf"),
             "pages_per_second": res_b.report.pages_per_second,
         },
     }
@@ -230,6 +263,10 @@ def main(argv: list[str] | None = None) -> int:
             f"  {m['drug_id']} {m['title']!r} printed {m['start_printed']}-{m['end_printed']} "
             f"in_source={m['in_source']} sections={len(m['sections'])} {m['sections']}"
         )
+    print(
+        f"  sample-b character balance vs the page bodies: {b['character_balance']} "
+        f"(sample: {figures['character_balance']})"
+    )
     if b["similarity"]:
         print(f"  sample-b similarity: {b['similarity']}")
     return 0

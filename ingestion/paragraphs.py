@@ -67,8 +67,13 @@ def starts_subheading(line: Line) -> bool:
     return first.bold and first.italic
 
 
+def subheading_line(line: Line) -> bool:
+    """A line that is only an italic sub-heading ("Người lớn:", "Liều lượng:"): a paragraph of its own."""
+    return all(s.italic for s in line.spans if s.text.strip()) and line.text.rstrip().endswith(":")
+
+
 def is_break(prev: Line, nxt: Line, column_right: dict[tuple[int, int], float]) -> bool:
-    if starts_subheading(nxt):
+    if starts_subheading(nxt) or subheading_line(nxt) or subheading_line(prev):
         return True
     if prev.physical == nxt.physical and prev.column == nxt.column:
         return (nxt.baseline - prev.baseline) > _GAP_FACTOR * max(prev.size, nxt.size, 1.0)

@@ -1,7 +1,7 @@
 """The whole ingest run: PDF -> monographs, chunks, page map and report, in memory; then written atomically.
 
 Stages, in data-flow order: spans (lines in reading order) -> tables (lifted out) -> headers (page map) ->
-monographs -> sectioning -> paragraphs -> chunker. Bad input raises InputRefused with a one-line reason.
+monographs -> sectioning -> paragraphs -> chunker, tied together per monograph by assemble. Bad input raises InputRefused with a one-line reason.
 """
 
 from __future__ import annotations
@@ -16,15 +16,14 @@ from pathlib import Path
 import pymupdf
 
 from duocthu_desktop import artifacts
-from duocthu_desktop.artifacts import Chunk, Monograph, PageEntry, PageMap, Report, SectionSpan
+from duocthu_desktop.artifacts import Chunk, Monograph, PageEntry, PageMap, Report
 from duocthu_desktop.atomic import staged_dir
 from duocthu_desktop.errors import DuocthuError, InputRefused
 from ingestion import gates
-from ingestion.chunker import MAX_TOKENS, pack_prose
+from ingestion.assemble import build_monograph, pages_of
+from ingestion.chunker import MAX_TOKENS
 from ingestion.headers import PageHeader, read_headers
-from ingestion.monographs import RawMonograph, atc_codes, clean_field, parse_identity, split_monographs
-from ingestion.paragraphs import Paragraph, to_paragraphs
-from ingestion.sectioning import THONG_TIN_CHUNG, RawSection, identity_lines, split_sections
+from ingestion.monographs import RawMonograph, split_monographs
 from ingestion.spans import Line, PageLayout, group_lines, read_spans, reading_order
 from ingestion.tables import TableBlock, find_tables
 
@@ -105,11 +104,6 @@ class PageRead:
 
 def read_page(page: pymupdf.Page, physical: int) -> PageRead:
     layout = read_spans(page, physical)
-    if not layout.body_spans and not layout.header_spans:
-        raise InputRefused(
-            f"page {physical} has no text layer (a scanned image?); run OCR on the PDF "
-            "(e.g. ocrmypdf) or use the publisher's text PDF"
-        )
     tables = find_tables(page, layout)
     in_tables = {id(s) for t in tables for s in t.spans}
     body = [s for s in layout.body_spans if id(s) not in in_tables]
@@ -127,6 +121,23 @@ def read_page(page: pymupdf.Page, physical: int) -> PageRead:
     return PageRead(layout, items, gutter_lines)
 
 
+def _refuse_textless_pages(pdf: Path, reads: list[PageRead], raw: list[RawMonograph]) -> None:
+    """A page without a text layer inside the monographs (or a book with no text at all) is a scan: refuse it.
+    A textless cover or plate outside the monographs is allowed (the real book's cover is an image)."""
+    textless = [r.layout.physical for r in reads if not r.layout.body_spans and not r.layout.header_spans]
+    if not textless:
+        return
+    first = raw[0].title_line.physical if raw else None
+    last = max(pages_of(raw[-1])) if raw else None
+    inside = [p for p in textless if first is None or first <= p <= last]
+    if inside:
+        pages = ", ".join(str(p) for p in inside[:5]) + (" ..." if len(inside) > 5 else "")
+        raise InputRefused(
+            f"{pdf}: page(s) {pages} have no text layer (scanned images); run OCR on the PDF "
+            "(e.g. ocrmypdf --language vie) or use the publisher's text PDF"
+        )
+
+
 def _column_right(items: list[Line | TableBlock]) -> dict[tuple[int, int], float]:
     right: dict[tuple[int, int], float] = {}
     for it in items:
@@ -134,217 +145,6 @@ def _column_right(items: list[Line | TableBlock]) -> dict[tuple[int, int], float
             k = (it.physical, it.column)
             right[k] = max(right.get(k, 0.0), it.x1)
     return right
-
-
-# ---- monographs -> artifacts ----------------------------------------------------------------------
-
-
-def _section_content(section: RawSection, column_right) -> list[Paragraph | TableBlock]:
-    out: list[Paragraph | TableBlock] = []
-    run: list[Line] = []
-    for it in section.items:
-        if isinstance(it, TableBlock):
-            out.extend(to_paragraphs(run, column_right))
-            run = []
-            out.append(it)
-        else:
-            run.append(it)
-    out.extend(to_paragraphs(run, column_right))
-    return out
-
-
-def _merge_continued_tables(blocks: list[Paragraph | TableBlock]) -> list[Paragraph | list[TableBlock]]:
-    """A table broken over a column or page comes as consecutive blocks with the same column count:
-    keep them together as one table (its header row stays with its rows)."""
-    out: list[Paragraph | list[TableBlock]] = []
-    for b in blocks:
-        if isinstance(b, TableBlock):
-            prev = out[-1] if out else None
-            if (
-                isinstance(prev, list)
-                and prev[-1].n_cols == b.n_cols
-                and (prev[-1].physical, prev[-1].column)
-                != (
-                    b.physical,
-                    b.column,
-                )
-            ):
-                prev.append(b)
-            else:
-                out.append([b])
-        else:
-            out.append(b)
-    return out
-
-
-def _table_text(blocks: list[TableBlock]) -> tuple[str, list[list[int]]]:
-    text = ""
-    spans: list[list[int]] = []
-    for b in blocks:
-        if text:
-            text += "\n"
-        start = len(text)
-        text += b.text
-        if spans and spans[-1][0] == b.physical:
-            spans[-1][2] = len(text)
-        else:
-            spans.append([b.physical, start, len(text)])
-    return text, spans
-
-
-def _pages_of(mono: RawMonograph) -> list[int]:
-    pages = {mono.title_line.physical}
-    pages.update(it.physical for it in mono.items)
-    return sorted(pages)
-
-
-def _chunk(
-    mono: RawMonograph,
-    section: RawSection,
-    index: int,
-    text: str,
-    page_spans: list[list[int]],
-    printed: dict[int, int | None],
-    suspect_pages: set[int],
-    table: TableBlock | None = None,
-    table_id: str | None = None,
-    flags: frozenset[str] = frozenset(),
-) -> Chunk:
-    physical = sorted({p for p, _, _ in page_spans})
-    printed_pages = [printed[p] for p in physical if printed.get(p) is not None]
-    reason = None
-    if table is not None:
-        reason = "table"
-    elif suspect_pages.intersection(physical):
-        reason = "reading_order_guessed"
-    elif flags:
-        reason = ",".join(sorted(flags))
-    cid = f"{mono.drug_id}__{section.key}__" + (f"block__{table_id}" if table_id else str(index))
-    return Chunk(
-        chunk_id=cid,
-        drug_id=mono.drug_id,
-        section_key=section.key,
-        part_index=index,
-        text=text,
-        printed_pages=printed_pages,
-        physical_pages=physical,
-        kind="table" if table is not None else "prose",
-        quarantined=reason is not None,
-        quarantine_reason=reason,
-        heading=section.heading,
-        table_id=table_id,
-        page_spans=page_spans,
-    )
-
-
-def _identity_part(section: RawSection) -> tuple[str, list[list[int]], dict[str, str]]:
-    lines = identity_lines(section)
-    texts, fields = parse_identity(lines)
-    text = ""
-    spans: list[list[int]] = []
-    physical = lines[0].physical if lines else section.start_physical or 0
-    text = "\n".join(texts)
-    if text:
-        spans.append([physical, 0, len(text)])
-    return text, spans, fields
-
-
-def _section_parts(
-    mono: RawMonograph,
-    section: RawSection,
-    printed: dict[int, int | None],
-    column_right,
-    suspect_pages: set[int],
-    table_counter: int,
-) -> tuple[list[Chunk], int]:
-    """One section's chunks in book order: prose parts and lifted tables share one part_index sequence."""
-    parts: list[Chunk] = []
-    prose: list[Paragraph] = []
-
-    def flush() -> None:
-        for part in pack_prose(prose):
-            parts.append(
-                _chunk(
-                    mono,
-                    section,
-                    len(parts),
-                    part.text,
-                    part.page_spans,
-                    printed,
-                    suspect_pages,
-                    flags=part.flags,
-                )
-            )
-        prose.clear()
-
-    for block in _merge_continued_tables(_section_content(section, column_right)):
-        if isinstance(block, list):
-            flush()
-            table_counter += 1
-            text, page_spans = _table_text(block)
-            parts.append(
-                _chunk(
-                    mono,
-                    section,
-                    len(parts),
-                    text,
-                    page_spans,
-                    printed,
-                    suspect_pages,
-                    table=block[0],
-                    table_id=f"t{table_counter}",
-                )
-            )
-        else:
-            prose.append(block)
-    flush()
-    return parts, table_counter
-
-
-def build_monograph(
-    mono: RawMonograph,
-    printed: dict[int, int | None],
-    column_right,
-    suspect_pages: set[int],
-) -> tuple[Monograph, list[Chunk]]:
-    sections = split_sections(mono)
-    chunks: list[Chunk] = []
-    spans_out: list[SectionSpan] = []
-    fields: dict[str, str] = {}
-    table_counter = 0
-    for section in sections:
-        if section.key == THONG_TIN_CHUNG:
-            text, page_spans, fields = _identity_part(section)
-            parts = [_chunk(mono, section, 0, text, page_spans, printed, suspect_pages)] if text else []
-        else:
-            parts, table_counter = _section_parts(
-                mono, section, printed, column_right, suspect_pages, table_counter
-            )
-        chunks.extend(parts)
-        pages = sorted({p for c in parts for p in c.physical_pages} | {section.start_physical or 0} - {0})
-        folios = [printed.get(p) for p in pages if printed.get(p) is not None]
-        spans_out.append(
-            SectionSpan(
-                key=section.key,
-                heading=section.heading,
-                start_printed=printed.get(section.start_physical or 0),
-                end_printed=folios[-1] if folios else None,
-            )
-        )
-    pages = _pages_of(mono)
-    monograph = Monograph(
-        drug_id=mono.drug_id,
-        title=mono.title,
-        inn=clean_field(fields.get("inn")),
-        atc=atc_codes(fields.get("atc")),
-        drug_class=clean_field(fields.get("drug_class")),
-        start_physical=pages[0],
-        end_physical=pages[-1],
-        start_printed=printed.get(pages[0]),
-        end_printed=printed.get(pages[-1]),
-        sections=spans_out,
-    )
-    return monograph, chunks
 
 
 def run(pdf: Path, progress: bool = False) -> BuildResult:
@@ -360,6 +160,7 @@ def run(pdf: Path, progress: bool = False) -> BuildResult:
     printed = {h.physical: h.printed for h in headers}
     items = [it for r in reads for it in r.items]
     raw = split_monographs(items)
+    _refuse_textless_pages(pdf, reads, raw)
     if not raw:
         raise InputRefused(
             f"{pdf}: no monographs found (no title followed by 'Tên chung quốc tế'); "

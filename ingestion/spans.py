@@ -161,8 +161,7 @@ def group_lines(spans: list[Span], physical: int, gutter: float) -> list[Line]:
     by_col: dict[int, list[Span]] = {}
     for s in spans:
         if not s.text.strip():
-            # keep blank spans only for gap measurement: they are dropped here, gaps use x positions
-            continue
+            continue  # blank spans carry no text; word gaps are measured from the x positions instead
         by_col.setdefault(column_of(s.x0, s.x1, gutter), []).append(s)
     lines: list[Line] = []
     for col in sorted(by_col, key=lambda c: (c == -1, c)):

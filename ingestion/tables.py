@@ -51,10 +51,23 @@ def _cell_text(spans: list[Span], physical: int, gutter: float) -> str:
     return text
 
 
+def _has_rules(page: pymupdf.Page, layout: PageLayout) -> bool:
+    """At least two ruled lines below the running-header band (its own rule does not count)."""
+    band = layout.height * 0.06
+    rules = 0
+    for d in page.get_drawings():
+        r = d["rect"]
+        if r.y0 > band and ((r.height < 2 and r.width > 5) or (r.width < 2 and r.height > 5)):
+            rules += 1
+            if rules >= 2:
+                return True
+    return False
+
+
 def find_tables(page: pymupdf.Page, layout: PageLayout) -> list[TableBlock]:
     """The page's tables with their rows; body spans inside them are recorded on each block."""
-    if not page.get_drawings():
-        return []
+    if not _has_rules(page, layout):
+        return []  # the finder reads every character of the page: only pay for it where rules are drawn
     blocks: list[TableBlock] = []
     try:
         found = page.find_tables(use_layout=False)  # line-based only: ruled tables, no ONNX layout model

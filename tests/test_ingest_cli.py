@@ -32,13 +32,26 @@ def _text_pdf(path: Path, text: str) -> Path:
     return path
 
 
-def _image_page_pdf(path: Path, sample_pdf: Path) -> Path:
-    doc = pymupdf.open(sample_pdf)
-    doc.select([0, 1, 2, 3])
-    page = doc.new_page()
+def _add_image_page(doc: pymupdf.Document, at: int) -> None:
+    page = doc.new_page(pno=at)
     pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 60, 80), 0)
     pix.clear_with(200)
     page.insert_image(pymupdf.Rect(50, 50, 550, 800), pixmap=pix)
+
+
+def _image_page_pdf(path: Path, sample_pdf: Path) -> Path:
+    """A scanned page in the middle of a monograph (Abacavir's pages 3 and 4 of the sample)."""
+    doc = pymupdf.open(sample_pdf)
+    doc.select([0, 1, 2, 3, 4, 5])
+    _add_image_page(doc, 3)
+    doc.save(path)
+    return path
+
+
+def _scanned_book(path: Path, sample_pdf: Path) -> Path:
+    doc = pymupdf.open()
+    for i in range(3):
+        _add_image_page(doc, i)
     doc.save(path)
     return path
 
@@ -62,6 +75,7 @@ BAD_INPUTS = {
     "truncated_tail": (lambda p, s: _truncated(p, s, 0.97), "damaged or truncated"),
     "no_monographs": (lambda p, s: _text_pdf(p, "Báo cáo năm 2018: doanh thu tăng."), "no monographs"),
     "scanned_page": (_image_page_pdf, "no text layer"),
+    "scanned_book": (_scanned_book, "no text layer"),
 }
 
 
@@ -78,6 +92,19 @@ def test_bad_input_exit_2_one_line_and_previous_folder_untouched(
     assert len(err.splitlines()) == 1 and phrase in err, err
     assert snapshot(previous_out) == before
     assert not list(previous_out.parent.glob(".out.staging.*"))
+
+
+def test_a_textless_cover_outside_the_monographs_is_allowed(tmp_path, sample_pdf):
+    from ingestion.pipeline import run
+
+    doc = pymupdf.open(sample_pdf)
+    doc.select([0, 1, 2, 3])
+    _add_image_page(doc, 0)
+    path = tmp_path / "cover.pdf"
+    doc.save(path)
+    result = run(path)
+    assert [m.drug_id for m in result.monographs] == ["abacavir"]
+    assert result.pages.printed_for(1) is None and result.pages.printed_for(4) == 99
 
 
 def test_missing_file_is_refused(tmp_path, capsys):

@@ -46,3 +46,10 @@ def test_vancomycin_and_warfarin_table_rows_all_found(sample_result, corpus):
     for drug in ("vancomycin", "warfarin"):
         t = measure.table_rows(sample_result, corpus, drug)
         assert t["source_rows"] > 0 and t["rows_found_verbatim"] == t["source_rows"], (drug, t)
+
+
+@pytest.mark.integration
+def test_every_printed_character_of_the_monographs_is_in_the_artifacts_once(sample_result, sample_pdf):
+    balance = measure.character_balance(sample_result, sample_pdf)
+    assert balance["printed"] > 200_000
+    assert balance["missing"] == 0 and balance["extra"] == 0, balance

@@ -124,3 +124,13 @@ def test_stacked_full_size_spans_mark_a_formula_paragraph_but_superscripts_do_no
     paras = to_paragraphs(formula + sup, {})
     assert "formula_layout" in paras[0].flags
     assert sup[0].text == "250 mg/m2" and not sup[0].stacked
+
+
+def test_an_italic_subheading_line_is_a_paragraph_of_its_own():
+    spans = [
+        span("Liều lượng:", 57, 110, 100, italic=True),
+        span("Người lớn:", 57, 105, 110, italic=True),
+        span("Uống 0,5 - 1 g/lần.", 57, 150, 120),
+    ]
+    paras = to_paragraphs(group_lines(spans, 1, gutter=297), {})
+    assert [p.text for p in paras] == ["Liều lượng:", "Người lớn:", "Uống 0,5 - 1 g/lần."]

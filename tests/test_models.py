@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from duocthu_desktop.errors import ModelError
-from models import cli, embedding_gemma as eg
+from models import cli
+from models import embedding_gemma as eg
 
 FILES = {"config.json": b"{}", "modules.json": b"[]", "tokenizer.json": b"{}", "model.safetensors": b"W" * 1000}
 

@@ -253,3 +253,14 @@ def test_injected_evidence_is_never_used(assistant):
     )
     shown = claims(payload) + payload.message + " ".join(c.quote for c in payload.citations)
     assert "9 000" not in shown
+
+
+def test_one_section_of_each_drug_named(assistant):
+    payload = ask(assistant, "Chống chỉ định của metformin và captopril?")
+    assert payload.decision == "answerable"
+    assert cited(payload, "drug_id") == {"metformin", "captopril"}
+    indices = [c.index for c in payload.citations]
+    assert indices == list(range(1, len(indices) + 1))
+    for block in payload.blocks:
+        for claim in block.claims:
+            assert set(claim.citations) <= set(indices)

@@ -30,9 +30,34 @@ def build_fake_index(folder: Path, cache_path: Path, embedder: HashingEmbedder |
     return folder
 
 
-@pytest.fixture(params=["memory", "chroma"])
+@pytest.fixture(scope="module")
+def fake_server_index(tmp_path_factory):
+    """The hand-made index published to a real Chroma server on loopback (stopped after the module)."""
+    from duocthu_desktop.retrieval.chroma_store import ChromaStore, publish
+    from duocthu_desktop.retrieval.manifest import CHROMA_DIR, read_manifest
+    from tests.chroma_server import running_chroma_server
+
+    base = tmp_path_factory.mktemp("fake-server")
+    folder = build_fake_index(base / "index", base / "cache.sqlite3")
+    manifest = read_manifest(folder)
+    with running_chroma_server(base / "server-data") as url:
+        with ChromaStore.open_persistent(folder / CHROMA_DIR, manifest.collection) as local:
+            publish(local, url, manifest.collection).close()
+        yield folder, url
+
+
+@pytest.fixture(params=["memory", "chroma", pytest.param("server", marks=pytest.mark.integration)])
 def service(request, tmp_path):
     embedder = HashingEmbedder()
+    if request.param == "server":
+        from duocthu_desktop.settings import Settings
+
+        folder, url = request.getfixturevalue("fake_server_index")
+        svc = RetrievalService.open(folder, settings=Settings(chroma_url=url), embedder=embedder)
+        assert svc.store.location == url
+        yield svc
+        svc.close()
+        return
     if request.param == "memory":
         chunks, monographs = sample_chunks(), sample_monographs()
         titles = {m.drug_id: m.title for m in monographs}

@@ -55,7 +55,10 @@ _ROUTE_PATTERNS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(_W + r"(?:tiêm )?dưới da" + _E), ("tiem_duoi_da",)),
     (re.compile(_W + r"(?:dưới lưỡi|ngậm)" + _E), ("ngam_duoi_luoi",)),
     # "phẫu thuật kết/đại trực tràng" is surgery on the colon, not a route
-    (re.compile(_W + r"(?:(?<!kết )(?<!đại )trực tràng|hậu môn|thuốc đạn|viên đạn|đạn)" + _E), ("truc_trang",)),
+    (
+        re.compile(_W + r"(?:(?<!kết )(?<!đại )trực tràng|hậu môn|thuốc đạn|viên đạn|đạn)" + _E),
+        ("truc_trang",),
+    ),
     (re.compile(_W + r"uống" + _E), ("uong",)),
     (re.compile(_W + r"khí dung" + _E), ("khi_dung",)),
     (re.compile(_W + r"(?:xịt|phun)" + _E), ("xit",)),

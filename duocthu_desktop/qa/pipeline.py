@@ -8,6 +8,7 @@ abstention with the failure's own reason code.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from pathlib import Path
 
@@ -157,7 +158,11 @@ class Assistant:
         return self._single(frame, evidence)
 
     def _single(self, frame: QueryFrame, evidence: dict[str, str]) -> EngineAnswer:
-        drug_id = frame.drug_ids[0]
+        """One section of each drug named ('Chống chỉ định của metformin và captopril' reads two)."""
+        answers = [self._one_drug(drug_id, frame, evidence) for drug_id in frame.drug_ids]
+        return answers[0] if len(answers) == 1 else _combine(answers)
+
+    def _one_drug(self, drug_id: str, frame: QueryFrame, evidence: dict[str, str]) -> EngineAnswer:
         key = frame.section_key or DOSING
         section = self.service.retrieve_framed(drug_id, key)
         verdict = self.service.decide(section)
@@ -233,6 +238,49 @@ class Assistant:
             engine="generative" if self.engine_name == "generative" else "extractive",
             disclaimer=DISCLAIMER,
         )
+
+
+_MARKER = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+
+
+def _combine(answers: list[EngineAnswer]) -> EngineAnswer:
+    """Several drugs' answers as one: a clarify first (it must be settled), else every answer found, citations
+    renumbered; when none was found, the first drug's reason."""
+    for answer in answers:
+        if answer.decision == "clarify":
+            return answer
+    found = [a for a in answers if a.decision in ("answerable", "verify_pdf")]
+    if not found:
+        return answers[0]
+    blocks, citations, messages = [], [], []
+    for answer in found:
+        offset = len(citations)
+        mapping = {c.index: offset + n + 1 for n, c in enumerate(answer.citations)}
+        citations += [c.model_copy(update={"index": mapping[c.index]}) for c in answer.citations]
+        for block in answer.blocks:
+            claims = [
+                claim.model_copy(update={
+                    "text": _MARKER.sub(lambda m: "[" + ", ".join(
+                        str(mapping.get(int(i), int(i))) for i in re.split(r"\s*[,;]\s*", m.group(1))) + "]",
+                        claim.text),
+                    "citations": [mapping.get(i, i) for i in claim.citations],
+                })
+                for claim in block.claims
+            ]
+            blocks.append(block.model_copy(update={"claims": claims}))
+        if answer.message and answer.message not in messages:
+            messages.append(answer.message)
+    for answer in answers:
+        if answer not in found and answer.message and answer.message not in messages:
+            messages.append(answer.message)
+    quarantined = any(a.decision == "verify_pdf" for a in found)
+    return EngineAnswer(
+        decision="verify_pdf" if quarantined else "answerable",
+        reason=Reason.QUARANTINED_EVIDENCE.value if quarantined else None,
+        message=" ".join(messages),
+        blocks=blocks,
+        citations=citations,
+    )
 
 
 def _abstain(reason: Reason) -> EngineAnswer:

@@ -31,6 +31,21 @@ def _client_settings() -> ChromaSettings:
     return ChromaSettings(anonymized_telemetry=False, allow_reset=False)
 
 
+def _forget_dead_system(path: Path) -> None:
+    """Drop chromadb's cached client system for `path` if no client holds it.
+
+    chromadb caches one system per folder; when opening a damaged folder fails, the half-started system stays
+    cached and every later client for that folder fails too, even after the folder was rebuilt.
+    """
+    from chromadb.api.shared_system_client import SharedSystemClient as Shared
+
+    key = str(path)
+    with Shared._refcount_lock:
+        if Shared._identifier_to_refcount.get(key, 0) <= 0:
+            Shared._identifier_to_system.pop(key, None)
+            Shared._identifier_to_refcount.pop(key, None)
+
+
 def chunk_metadata(chunk: Chunk, ordinal: int) -> dict:
     meta: dict = {
         "chunk_id": chunk.chunk_id,
@@ -82,6 +97,7 @@ class ChromaStore:
     @classmethod
     def create_persistent(cls, path: Path, collection: str) -> ChromaStore:
         Path(path).mkdir(parents=True, exist_ok=True)
+        _forget_dead_system(path)
         client = chromadb.PersistentClient(path=str(path), settings=_client_settings())
         col = client.get_or_create_collection(collection, configuration={"hnsw": {"space": "cosine"}},
                                               embedding_function=None)
@@ -92,10 +108,15 @@ class ChromaStore:
         path = Path(path)
         if not (path / "chroma.sqlite3").is_file():
             raise IndexError_(f"No Chroma database in {path}: rebuild the index with `duocthu-ingest build`.")
+        client = None
         try:
+            _forget_dead_system(path)
             client = chromadb.PersistentClient(path=str(path), settings=_client_settings())
             col = client.get_collection(collection, embedding_function=None)
         except Exception as err:  # chromadb raises many types for a damaged folder
+            if client is not None:
+                client.close()
+            _forget_dead_system(path)
             raise IndexError_(
                 f"The Chroma index in {path} cannot be opened ({type(err).__name__}: {err}): rebuild it with "
                 f"`duocthu-ingest build`."

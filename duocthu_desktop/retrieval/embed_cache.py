@@ -84,7 +84,7 @@ def embed_cached(
     for key, text in zip(keys, texts, strict=True):
         if key not in have and key not in todo:
             todo[key] = text
-    pending = list(todo.items())
+    pending = sorted(todo.items(), key=lambda item: len(item[1]))  # similar lengths batch with less padding
     bar = tqdm(total=len(pending), desc="embedding", unit="chunk", disable=not progress or not pending)
     try:
         for start in range(0, len(pending), batch):

@@ -15,13 +15,17 @@ from duocthu_desktop.retrieval.types import EmbedKind
 from models.embedding_gemma import MODEL_ID, WEIGHTS_SHA256, check_assembled, model_dir
 
 DIMENSIONS = 768
-BATCH_SIZE = 16
+BATCH_SIZE = 8
+# Texts are cut at 512 tokens: on two CPU cores a full 2048-token window costs about twice the build time for
+# the few long chunks, and dense search is only the fallback (framed and lexical retrieval read whole text).
+MAX_SEQ_LENGTH = 512
+EMBEDDER_ID = f"{MODEL_ID}/seq{MAX_SEQ_LENGTH}"  # vectors depend on the cut, so the cache and manifest key on it
 
 
 class SentenceTransformerEmbedder:
     """The real embedder: the model's own `query` / `document` prompts, batched, L2-normalised."""
 
-    model_id = MODEL_ID
+    model_id = EMBEDDER_ID
     weights_sha256 = WEIGHTS_SHA256
     dimensions = DIMENSIONS
 
@@ -33,6 +37,7 @@ class SentenceTransformerEmbedder:
         from sentence_transformers import SentenceTransformer  # heavy import, only when really loading
 
         self._model = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+        self._model.max_seq_length = MAX_SEQ_LENGTH
         dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         self.dimensions = int(dim() or DIMENSIONS)
         self._batch_size = batch_size
@@ -56,7 +61,7 @@ class SentenceTransformerEmbedder:
 class LazyEmbedder:
     """Looks like the real embedder (same model_id and dimensions) but loads it on first use."""
 
-    model_id = MODEL_ID
+    model_id = EMBEDDER_ID
     weights_sha256 = WEIGHTS_SHA256
     dimensions = DIMENSIONS
 
