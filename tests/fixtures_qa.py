@@ -1,7 +1,7 @@
 """Session fixtures for the question path: the catalog and an Assistant over the real sample book.
 
-The assistant uses the real index fixture (`sample_index`, embeddings and Chroma) when the index area defines
-one, and otherwise the sample book's real chunks in an InMemoryStore (no embedder: dense search finds nothing,
+The assistant uses the index area's `retrieval` service (the real `sample_index`: EmbeddingGemma and Chroma)
+when it is defined, and otherwise the sample book's real chunks in an InMemoryStore (no embedder: dense search finds nothing,
 which only the indication fallback uses).
 """
 
@@ -35,11 +35,9 @@ def qa_service(request: pytest.FixtureRequest, qa_book):
     from duocthu_desktop.retrieval.service import RetrievalService
 
     try:
-        index_dir = request.getfixturevalue("sample_index")
+        return request.getfixturevalue("retrieval")  # the index area's service over `sample_index`
     except pytest.FixtureLookupError:
-        index_dir = None
-    if index_dir is not None:
-        return RetrievalService.open(Path(index_dir))
+        pass
     monographs, chunks = qa_book
     return RetrievalService(InMemoryStore(chunks), monographs)
 

@@ -36,6 +36,7 @@ def run_ask(capsys, *argv: str) -> tuple[int, dict]:
     return code, json.loads(out)
 
 
+@pytest.mark.integration
 def test_ask_prints_the_payload(opened, capsys, tmp_path):
     code, payload = run_ask(capsys, "--index", str(tmp_path), "Chống chỉ định của metformin là gì?")
     assert code == 0
@@ -45,11 +46,13 @@ def test_ask_prints_the_payload(opened, capsys, tmp_path):
     assert opened[0][0].index_dir == tmp_path
 
 
+@pytest.mark.integration
 def test_ask_abstentions_exit_zero(opened, capsys, tmp_path):
     code, payload = run_ask(capsys, "--index", str(tmp_path), "Liều semaglutide cho người lớn?")
     assert code == 0 and payload["reason"] == "drug_not_in_formulary"
 
 
+@pytest.mark.integration
 def test_generative_without_model_abstains_provider_unavailable(opened, capsys, tmp_path):
     code, payload = run_ask(capsys, "--index", str(tmp_path), "--engine", "generative", "Liều metformin người lớn")
     assert code == 0
@@ -57,6 +60,7 @@ def test_generative_without_model_abstains_provider_unavailable(opened, capsys, 
                                                                             "generative")
 
 
+@pytest.mark.integration
 def test_model_flag_and_environment(opened, capsys, tmp_path, monkeypatch):
     env_index, flag_index = tmp_path / "env-index", tmp_path / "flag-index"
     monkeypatch.setenv(ENV_INDEX, str(env_index))
@@ -67,6 +71,7 @@ def test_model_flag_and_environment(opened, capsys, tmp_path, monkeypatch):
     assert opened[-1][0].index_dir == flag_index and opened[-1][0].gguf_model == tmp_path / "flag.gguf"
 
 
+@pytest.mark.integration
 def test_conversation_flag_keeps_memory_between_runs(opened, capsys, tmp_path):
     index = str(tmp_path)
     _, first = run_ask(capsys, "--index", index, "--conversation", "c1", "Liều paracetamol cho người lớn?")
@@ -90,6 +95,7 @@ def write_cases(path: Path, cases: list[dict]) -> Path:
     return path
 
 
+@pytest.mark.integration
 def test_eval_report_and_summary(opened, capsys, tmp_path, sample_build: Path):
     cases = [
         {"id": "ok", "turns": ["Mã ATC của amlodipin là gì?"],

@@ -95,6 +95,7 @@ def fresh_assistant(qa_service, catalog, tmp_path: Path) -> Assistant:
     )
 
 
+@pytest.mark.integration
 def test_multiturn_pediatric_dose(fresh_assistant: Assistant):
     cid = "peds"
     first = fresh_assistant.ask("Liều paracetamol cho trẻ em?", cid)
@@ -107,6 +108,7 @@ def test_multiturn_pediatric_dose(fresh_assistant: Assistant):
     assert "240 mg" in text and "480 - 750 mg" not in text
 
 
+@pytest.mark.integration
 def test_route_follow_up_after_missing_route(fresh_assistant: Assistant):
     first = fresh_assistant.ask("Liều paracetamol cho người lớn?", "route")
     assert first.reason == "missing_route"
@@ -115,6 +117,7 @@ def test_route_follow_up_after_missing_route(fresh_assistant: Assistant):
     assert "0,5 - 1 g/lần" in "\n".join(c.text for b in second.blocks for c in b.claims)
 
 
+@pytest.mark.integration
 def test_fourth_clarify_in_a_row_abstains_across_assistants(qa_service, catalog, tmp_path: Path):
     def new_assistant():
         return Assistant(
@@ -128,6 +131,7 @@ def test_fourth_clarify_in_a_row_abstains_across_assistants(qa_service, catalog,
     assert (fourth.decision, fourth.reason) == ("abstain", "clarify_loop_exhausted")
 
 
+@pytest.mark.integration
 def test_another_decision_resets_the_count(fresh_assistant: Assistant):
     cid = "reset"
     fresh_assistant.ask("Cho tôi hỏi liều thuốc", cid)
@@ -146,6 +150,7 @@ def _broken_stores(tmp_path: Path) -> dict[str, Path]:
     return {"corrupt": corrupt, "directory": directory}
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("kind", ["corrupt", "directory", "locked"])
 def test_store_failure_is_a_turn_without_memory(qa_service, catalog, tmp_path: Path, kind: str):
     if kind == "locked":

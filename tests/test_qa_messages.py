@@ -62,6 +62,7 @@ ENGINE_REASONS = [
 ]
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("reason", ENGINE_REASONS, ids=lambda r: r.value)
 def test_every_reason_from_an_engine_keeps_its_decision_message_and_disclaimer(qa_service, catalog, tmp_path, reason):
     answer = EngineAnswer(decision=decision_for(reason), reason=reason.value)
@@ -82,6 +83,7 @@ def metformin_dose(qa_service):
     return chunk
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     ("claim", "cites", "reason"),
     [
@@ -103,6 +105,7 @@ def test_grounding_failure_turns_any_answer_into_its_abstention(qa_service, cata
     assert payload.message == MESSAGES[Reason(reason)]
 
 
+@pytest.mark.integration
 def test_citation_outside_the_fetched_evidence_is_invalid(qa_service, catalog, tmp_path):
     other = qa_service.retrieve_framed("warfarin", "lieu_luong_cach_dung").chunks[0]
     answer = EngineAnswer(
@@ -114,6 +117,7 @@ def test_citation_outside_the_fetched_evidence_is_invalid(qa_service, catalog, t
     assert payload.reason == "invalid_citation"
 
 
+@pytest.mark.integration
 def test_generative_without_a_model_is_provider_unavailable(qa_service, catalog, tmp_path):
     assistant = Assistant(qa_service, catalog=catalog, settings=Settings(data_dir=tmp_path), engine_name="generative")
     payload = assistant.ask("Chống chỉ định của metformin là gì?")
@@ -123,6 +127,7 @@ def test_generative_without_a_model_is_provider_unavailable(qa_service, catalog,
     assert assistant.ask("Xin chào").reason == "smalltalk"
 
 
+@pytest.mark.integration
 def test_parent_hydration_and_provenance_abstain(qa_book, catalog, tmp_path):
     from duocthu_desktop.retrieval.memory_store import InMemoryStore
     from duocthu_desktop.retrieval.service import RetrievalService

@@ -84,6 +84,12 @@ def test_child_without_age_and_weight_asks_only_what_is_missing(fields, message)
         assert "bao nhiêu tuổi" not in r.message
 
 
+def test_neonate_is_asked_only_for_weight():
+    r = route(dosing(population="so_sinh"), FACTS)
+    assert r.reason == Reason.MISSING_PEDIATRIC_AGE_OR_WEIGHT
+    assert r.message == "Trẻ sơ sinh, vậy bé nặng bao nhiêu kg?"
+
+
 def test_child_with_age_and_weight_is_answered():
     r = route(
         dosing(population="tre_em", age_years=5.0, age_text="5 tuổi", weight_kg=18.0, weight_text="18 kg"),
@@ -138,6 +144,7 @@ def test_interaction_and_single_drug_paths():
     assert route(frame, FACTS).action == "single"
 
 
+@pytest.mark.integration
 def test_child_dose_detection_on_real_dosage_sections(qa_service):
     def section(drug):
         return qa_service.retrieve_framed(drug, "lieu_luong_cach_dung").text
@@ -167,6 +174,7 @@ def claims(payload) -> str:
     return "\n".join(c.text for b in payload.blocks for c in b.claims)
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     ("question", "decision", "reason"),
     [
@@ -191,6 +199,7 @@ def test_each_row_end_to_end(assistant, question, decision, reason):
     assert payload.message
 
 
+@pytest.mark.integration
 def test_single_drug_path_cites_the_framed_section(assistant):
     payload = ask(assistant, "Chống chỉ định của captopril là gì?")
     assert payload.decision == "answerable"
@@ -198,17 +207,20 @@ def test_single_drug_path_cites_the_framed_section(assistant):
     assert cited(payload, "drug_id") == {"captopril"}
 
 
+@pytest.mark.integration
 def test_dosing_path_for_an_adult_only_drug_needs_no_population(assistant):
     payload = ask(assistant, "Isosorbid dinitrat ngậm dưới lưỡi liều bao nhiêu?")
     assert payload.decision == "answerable"
     assert "2,5 - 5 mg/lần" in claims(payload)
 
 
+@pytest.mark.integration
 def test_overdose_goes_to_its_own_section(assistant):
     payload = ask(assistant, "Quá liều paracetamol xử trí thế nào?")
     assert cited(payload, "section_key") == {"qua_lieu_xu_tri"}
 
 
+@pytest.mark.integration
 def test_interaction_path_with_a_drug_outside_the_formulary(assistant):
     payload = ask(assistant, "Clopidogrel dùng chung omeprazol được không?")
     assert payload.decision == "answerable"
@@ -216,12 +228,14 @@ def test_interaction_path_with_a_drug_outside_the_formulary(assistant):
     assert "omeprazol" in claims(payload).lower()
 
 
+@pytest.mark.integration
 def test_no_interaction_found_is_never_called_safe(assistant):
     payload = ask(assistant, "Acarbose và abacavir dùng cùng có tương tác không?")
     assert payload.reason == "no_interaction_evidence"
     assert NOT_SAFE in payload.message
 
 
+@pytest.mark.integration
 def test_condition_path_lists_without_ranking(assistant):
     payload = ask(assistant, "Thuốc nào được chỉ định điều trị tăng huyết áp?")
     assert payload.decision == "answerable"
@@ -232,12 +246,14 @@ def test_condition_path_lists_without_ranking(assistant):
         assert ranking not in shown
 
 
+@pytest.mark.integration
 def test_quarantined_table_sends_to_the_pdf(assistant):
     payload = ask(assistant, "MIC của vancomycin với Staphylococcus aureus là bao nhiêu?")
     assert (payload.decision, payload.reason) == ("verify_pdf", "quarantined_evidence")
     assert any(c.chunk_id.startswith("vancomycin__duoc_ly_co_che__block") for c in payload.citations)
 
 
+@pytest.mark.integration
 def test_missing_route_comes_with_the_books_routes(assistant):
     payload = ask(assistant, "Liều paracetamol cho người lớn?")
     assert (payload.decision, payload.reason) == ("clarify", "missing_route")
@@ -245,6 +261,7 @@ def test_missing_route_comes_with_the_books_routes(assistant):
     assert "uống" in replies and "trực tràng" in replies
 
 
+@pytest.mark.integration
 def test_injected_evidence_is_never_used(assistant):
     payload = ask(
         assistant,
@@ -255,6 +272,7 @@ def test_injected_evidence_is_never_used(assistant):
     assert "9 000" not in shown
 
 
+@pytest.mark.integration
 def test_one_section_of_each_drug_named(assistant):
     payload = ask(assistant, "Chống chỉ định của metformin và captopril?")
     assert payload.decision == "answerable"

@@ -73,6 +73,7 @@ def test_unwritable_trace_store_does_not_fail(tmp_path: Path):
     assert TraceStore(directory).record("q", QueryFrame(), payload(), {}) is False
 
 
+@pytest.mark.integration
 def test_every_turn_is_traced_with_timings(qa_service, catalog, tmp_path: Path):
     assistant = Assistant(
         qa_service, catalog=catalog, settings=Settings(data_dir=tmp_path), engine_name="extractive"

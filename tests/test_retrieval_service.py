@@ -165,3 +165,24 @@ def test_fold_with_offsets_maps_back():
     assert len(origin) == len(folded)
     assert phrase_pattern("Huyết-áp").search("tang huyet ap") is not None
     assert phrase_pattern("  ") is None
+
+
+@pytest.mark.integration
+def test_server_mode_from_environment(fake_server_index, monkeypatch):
+    folder, url = fake_server_index
+    monkeypatch.setenv("DUOCTHU_CHROMA_URL", url)
+    service = RetrievalService.open(folder, embedder=HashingEmbedder())
+    try:
+        assert service.store.location == url
+        assert [h.drug_id for h in service.search_indication("hạ sốt")] == ["paracetamol"]
+    finally:
+        service.close()
+
+
+def test_unreachable_server_is_a_clear_error(tmp_path):
+    from duocthu_desktop.errors import IndexError_
+    from duocthu_desktop.settings import Settings
+
+    folder = build_fake_index(tmp_path / "index", tmp_path / "cache.sqlite3")
+    with pytest.raises(IndexError_, match="unreachable"):
+        RetrievalService.open(folder, settings=Settings(chroma_url="http://127.0.0.1:9"), embedder=HashingEmbedder())

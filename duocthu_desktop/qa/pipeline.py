@@ -260,9 +260,7 @@ def _combine(answers: list[EngineAnswer]) -> EngineAnswer:
         for block in answer.blocks:
             claims = [
                 claim.model_copy(update={
-                    "text": _MARKER.sub(lambda m: "[" + ", ".join(
-                        str(mapping.get(int(i), int(i))) for i in re.split(r"\s*[,;]\s*", m.group(1))) + "]",
-                        claim.text),
+                    "text": _renumber(claim.text, mapping),
                     "citations": [mapping.get(i, i) for i in claim.citations],
                 })
                 for claim in block.claims
@@ -281,6 +279,16 @@ def _combine(answers: list[EngineAnswer]) -> EngineAnswer:
         blocks=blocks,
         citations=citations,
     )
+
+
+def _renumber(text: str, mapping: dict[int, int]) -> str:
+    """Citation markers in a claim's text ("[2]", "[1, 3]") renumbered like the citations."""
+
+    def one(m: re.Match[str]) -> str:
+        indices = [int(i) for i in re.split(r"\s*[,;]\s*", m.group(1))]
+        return "[" + ", ".join(str(mapping.get(i, i)) for i in indices) + "]"
+
+    return _MARKER.sub(one, text)
 
 
 def _abstain(reason: Reason) -> EngineAnswer:

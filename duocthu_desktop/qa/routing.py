@@ -70,12 +70,11 @@ def _needs_child_facts(frame: QueryFrame, facts: DosingFacts) -> bool:
 def pediatric_question(frame: QueryFrame) -> str:
     """Ask only for what is missing, repeating what is known: 'Bé nặng 18 kg, vậy bé bao nhiêu tuổi?'."""
     age_known = frame.age_years is not None or frame.population == "so_sinh"
-    who = "Trẻ sơ sinh" if frame.population == "so_sinh" and frame.age_text is None else "Bé"
     if frame.weight_kg is not None and not age_known:
-        return f"{who} nặng {frame.weight_text}, vậy bé bao nhiêu tuổi?"
+        return f"Bé nặng {frame.weight_text}, vậy bé bao nhiêu tuổi?"
     if age_known and frame.weight_kg is None:
-        age = frame.age_text or "sơ sinh"
-        return f"{who} {age}, vậy bé nặng bao nhiêu kg?" if who == "Bé" else f"{who}: vậy bé nặng bao nhiêu kg?"
+        known = f"Bé {frame.age_text}" if frame.age_text else "Trẻ sơ sinh"
+        return f"{known}, vậy bé nặng bao nhiêu kg?"
     return message_for(Reason.MISSING_PEDIATRIC_AGE_OR_WEIGHT)
 
 

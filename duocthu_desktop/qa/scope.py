@@ -50,7 +50,13 @@ _OVERRIDE_SENTENCE = re.compile(
 )
 
 
+# Typed without diacritics, "cho mèo" / "cho chó" are still unmistakable after "cho" (for).
+_NON_HUMAN_FOLDED = re.compile(r"\bcho (?:meo|cho|cun|heo)\b|\b(?:meo|cho) nha (?:toi|minh|em)\b")
+
+
 def is_non_human(text: Text) -> bool:
+    if not text.accented and _NON_HUMAN_FOLDED.search(text.folded):
+        return True
     for phrase in NON_HUMAN_PHRASES:
         ambiguous = any(word in _NON_HUMAN_FOLDED_ONLY_IF_ACCENTED for word in phrase.split())
         if ambiguous and not text.accented and not phrase.startswith("con "):

@@ -20,6 +20,10 @@ BATCH_SIZE = 8
 # the few long chunks, and dense search is only the fallback (framed and lexical retrieval read whole text).
 MAX_SEQ_LENGTH = 512
 EMBEDDER_ID = f"{MODEL_ID}/seq{MAX_SEQ_LENGTH}"  # vectors depend on the cut, so the cache and manifest key on it
+# A query is a few tokens: one thread answers it in ~0.1 s, while torch's default pool spin-waits on a busy
+# machine (measured 3 s with 2 threads on 2 loaded cores). Documents use the pool unless overridden.
+ENV_THREADS = "DUOCTHU_TORCH_THREADS"
+QUERY_THREADS = 1
 
 
 class SentenceTransformerEmbedder:
@@ -42,11 +46,19 @@ class SentenceTransformerEmbedder:
         self.dimensions = int(dim() or DIMENSIONS)
         self._batch_size = batch_size
         self._lock = threading.Lock()  # one encode at a time: torch already uses every core
+        import torch
+
+        self._torch = torch
+        self._document_threads = int(os.environ.get(ENV_THREADS) or torch.get_num_threads())
+        self.embed(["khởi động"], "query")  # warm-up, so the first real question is not the slow one
 
     def embed(self, texts: list[str], kind: EmbedKind) -> list[list[float]]:
         if not texts:
             return []
+        threads = QUERY_THREADS if kind == "query" and len(texts) <= 4 else self._document_threads
         with self._lock:
+            if self._torch.get_num_threads() != threads:
+                self._torch.set_num_threads(threads)
             vectors = self._model.encode(
                 list(texts),
                 prompt_name=kind,

@@ -4,6 +4,7 @@ whether what was found may be answered from. No Qt; the question path and the ap
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from pathlib import Path
@@ -19,13 +20,15 @@ from duocthu_desktop.retrieval.types import (
     RetrievalDecision,
     SectionResult,
 )
-from duocthu_desktop.settings import Settings
+from duocthu_desktop.settings import ENV_CHROMA_URL, Settings
 from duocthu_desktop.text import fold
 
 INDICATION_SECTION = "chi_dinh"
-# Cosine distance (1 - cos) above which a dense indication match is treated as unrelated; calibrated on the
-# sample book with EmbeddingGemma (true matches ~0.35-0.5, unrelated conditions > 0.6).
-DENSE_INDICATION_MAX_DISTANCE = 0.55
+# Cosine distance (1 - cos) above which a dense indication match is treated as unrelated. Calibrated on the
+# sample book's chi_dinh chunks with EmbeddingGemma: true matches 0.52-0.64 ("cao huyết áp" -> captopril
+# 0.60, "tiểu đường" -> metformin 0.60, "nhiễm virus HIV" -> abacavir 0.52, "đông máu" -> warfarin 0.63);
+# wrong or unrelated ones from 0.68 ("bệnh gout" -> aspirin 0.68, "ung thư vú" 0.75, "sửa xe máy" 0.79).
+DENSE_INDICATION_MAX_DISTANCE = 0.66
 _ALNUM = "a-z0-9"
 
 
@@ -65,6 +68,10 @@ class RetrievalService:
     @classmethod
     def open(cls, index_dir: Path, settings: Settings | None = None, embedder: Embedder | None = None
              ) -> RetrievalService:
+        """The service over a folder `duocthu-ingest build` made: its monographs and manifest, and its chunks in
+        the embedded Chroma store, or on a Chroma server when `settings.chroma_url` (or, without settings,
+        DUOCTHU_CHROMA_URL) names one. The embedder loads on the first dense search unless one is given.
+        IndexError_ (saying how to rebuild) for a missing, damaged or other-model index."""
         from duocthu_desktop.retrieval.chroma_store import ChromaStore
 
         index_dir = Path(index_dir)
@@ -81,8 +88,9 @@ class RetrievalService:
 
             embedder = LazyEmbedder(settings.embedding_model_dir if settings else None)
         manifest.check_model(embedder.model_id, embedder.dimensions, index_dir)
-        if settings is not None and settings.chroma_url:
-            store = ChromaStore.connect(settings.chroma_url, manifest.collection)
+        url = settings.chroma_url if settings is not None else os.environ.get(ENV_CHROMA_URL)
+        if url:
+            store = ChromaStore.connect(url, manifest.collection)
         else:
             store = ChromaStore.open_persistent(index_dir / CHROMA_DIR, manifest.collection)
         try:
