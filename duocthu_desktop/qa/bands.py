@@ -92,6 +92,11 @@ _CLCR = re.compile(
     r"[^0-9<>≤≥\n]{0,25}?" + r"(?:" + _CMP + r"\s*)?" + _NUM + r"(?:\s*(?:-|–|đến)\s*" + _NUM + r")?\s*ml",
     re.I,
 )
+# A label that is only a clearance range ("Clcr: 10 - 30 ml/phút: 250 - 500 mg/12 giờ"): the word "Clcr" was the
+# label before it.
+_CLCR_LEADING = re.compile(
+    r"\s*(?:" + _CMP + r"\s*)?" + _NUM + r"(?:\s*(?:-|–|đến)\s*" + _NUM + r")?\s*ml\s*/\s*phút", re.I
+)
 # A dose amount: where the description of a group ends and its dose begins.
 _DOSE = re.compile(
     r"\d+(?:,\d+)?\s*(?:mg|g|microgam|mcg|µg|ml(?!\s*/\s*ph)|đơn vị|UI|IU|viên|giọt|mmol|%)(?!\w)", re.I
@@ -262,6 +267,21 @@ def detect_routes(text: str) -> set[str]:
     return found
 
 
+def mentioned_routes(text: str) -> set[str]:
+    """Every route a piece of text names anywhere ("... 100 - 300 microgam/kg, tiêm tĩnh mạch cứ 1 - 4 giờ")."""
+    low = " ".join(re.findall(r"\w+|,", text.lower()))
+    found: set[str] = set()
+    for pattern, routes in _ROUTE_PATTERNS:
+        for m in pattern.finditer(low):
+            if low[: m.start()].endswith("không "):
+                continue
+            if routes == ("tiem_bap", "tiem_tinh_mach") and found & {"tiem_bap", "tiem_tinh_mach", "tiem_duoi_da"}:
+                continue  # the bare "tiêm" of "tiêm bắp hoặc tiêm tĩnh mạch" adds nothing
+            found.update(routes)
+            low = low[: m.start()] + " " * (m.end() - m.start()) + low[m.end() :]
+    return found
+
+
 def _age_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     """An age (or gestational) range: "4 - 6 tuổi", "3 tháng tuổi", or months/weeks after a group's name.
 
@@ -311,7 +331,7 @@ def detect_attrs(text: str, with_routes: bool = True) -> Attrs:
         m = _WEIGHT_CMP.search(text)
         if m:
             attrs.weight = _cmp_range(m.group(1), _num(m.group(2)))
-    m = _CLCR.search(text)
+    m = _CLCR.search(text) or _CLCR_LEADING.match(text)
     if m:
         if m.group(3):
             attrs.clcr = (_num(m.group(2)), _num(m.group(3)), True, True)
@@ -640,6 +660,12 @@ def fits(band: Band, frame: QueryFrame, check_route: bool = True) -> bool:
     """Whether one band applies to the patient of `frame` (unknown facts never exclude a band)."""
     if check_route and not routes_compatible(band.routes, frame.route):
         return False
+    if check_route and frame.route is not None and not band.routes:
+        # No route heads the band, but its sentence names one later ("Người lớn và trẻ em 100 - 300 microgam/kg,
+        # tiêm tĩnh mạch ..."): a band naming only other routes is not for this route.
+        named = mentioned_routes(band.text)
+        if named and not any(routes_compatible({r}, frame.route) for r in named):
+            return False
     accepted = frame_populations(frame)
     band_pops = band.populations
     if accepted is not None and band_pops and not (band_pops & accepted):
@@ -678,7 +704,12 @@ def fits(band: Band, frame: QueryFrame, check_route: bool = True) -> bool:
             return False
     if "gan" in organ.split() and not re.search(r"\bgan\b", fold(frame.question)):
         return False
+    if _DIALYSIS.search(organ) and not _DIALYSIS.search(fold(frame.question)):
+        return False  # a dose given after dialysis is not the dose for a clearance the person stated
     return True
+
+
+_DIALYSIS = re.compile(r"\b(?:tham phan|tham tach|loc mau|chay than|than nhan tao)\b")
 
 
 @dataclass
@@ -693,14 +724,15 @@ class BandChoice:
 
 def choose_bands(bands: list[Band], frame: QueryFrame) -> BandChoice:
     """The bands for this patient, in the book's order; or the question to ask first."""
-    candidates = bands
+    fitting_any_route = [b for b in bands if fits(b, frame, check_route=False)]
     if frame.condition:
-        scored = [(condition_score(frame.condition, b.indication), b) for b in bands if b.indication]
+        # The indication is chosen among the bands for this patient: "nhiễm khuẩn huyết" for an adult is not the
+        # neonates' "Nhiễm khuẩn huyết sơ sinh" heading, even though those words match it best.
+        scored = [(condition_score(frame.condition, b.indication), b) for b in fitting_any_route if b.indication]
         best = max((s for s, _ in scored), default=0.0)
         if best >= 0.5:
             keep = {id(b) for s, b in scored if s == best}
-            candidates = [b for b in bands if id(b) in keep]
-    fitting_any_route = [b for b in candidates if fits(b, frame, check_route=False)]
+            fitting_any_route = [b for b in fitting_any_route if id(b) in keep]
     if frame.route is None:
         routes: list[str] = []
         for b in fitting_any_route:
@@ -709,7 +741,7 @@ def choose_bands(bands: list[Band], frame: QueryFrame) -> BandChoice:
                     routes.append(r)
         if len(_route_families(routes)) >= 2:
             return BandChoice(bands=[], missing_route=routes)
-    chosen = [b for b in fitting_any_route if routes_compatible(b.routes, frame.route)]
+    chosen = [b for b in fitting_any_route if fits(b, frame)]
     accepted = frame_populations(frame)
     if accepted is not None and any(
         b.populations and b.populations <= accepted | {"tre_em", "so_sinh", "nguoi_lon"} for b in chosen

@@ -175,7 +175,8 @@ class Catalog:
     def _add_trade(self, drug_id: str, trade: str, word_spread: dict[str, int]) -> None:
         toks = tuple(tokens(trade))
         variants = {toks}
-        while toks and toks[-1].isdigit():
+        # "Agimfor 500", "Glucophage XR", "Captogen Tab.": people say the brand without its strength or form.
+        while len(toks) > 1 and (toks[-1].isdigit() or toks[-1] in _FORM_SUFFIXES):
             toks = toks[:-1]
             variants.add(toks)
         for variant in variants:
@@ -264,6 +265,12 @@ class Catalog:
         if fold(original) != original.lower():  # typed with Vietnamese diacritics: a Vietnamese word
             return False
         return word.endswith(_DRUG_SUFFIXES)
+
+
+# Release/form words printed after a brand ("XR", "SR", "Tab.", "Inj"): not part of the name people say.
+_FORM_SUFFIXES = frozenset(
+    {"xr", "sr", "mr", "er", "cr", "la", "od", "tab", "tabs", "inj", "retard", "fc", "dt", "caps", "syrup"}
+)
 
 
 def _plausible_trade_name(toks: tuple[str, ...], word_spread: dict[str, int]) -> bool:

@@ -96,11 +96,25 @@ def _turn_type(frame: QueryFrame, text: Text, interaction_cue: bool) -> str:
     if frame.drug_ids and partners >= 2:
         if interaction_cue or (frame.section_key is None and len(frame.drug_ids) >= 2 and any_of(text, _JOINERS)):
             return "interaction"
+    if frame.section_key is None and frame.drug_ids and _has_dosing_facts(frame):
+        # "Vancomycin truyền tĩnh mạch cho trẻ 6 tuổi nặng 20 kg?": a route, an age, a weight or a Clcr with a
+        # drug and no section named asks how much to give.
+        frame.section_key = DOSING
     if frame.section_key == DOSING:
         return "dosing"
     if frame.section_key is not None:
         return "drug_attribute"
     return "unknown"
+
+
+def _has_dosing_facts(frame: QueryFrame) -> bool:
+    return (
+        frame.route is not None
+        or frame.age_years is not None
+        or frame.weight_kg is not None
+        or frame.clcr is not None
+        or frame.gestational_weeks is not None
+    )
 
 
 def _condition_around_which(text: Text) -> str | None:
