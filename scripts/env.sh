@@ -23,7 +23,8 @@ if [ ! -f "$VENV/.complete" ]; then
   touch "$VENV/.complete"
 else
   # re-point the editable install at this checkout (CI clones elsewhere); deps are already there
-  "$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation -e "$ROOT" >/dev/null
+  "$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation -e "$ROOT" >"$CACHE/reinstall.log" 2>&1 \
+    || { cat "$CACHE/reinstall.log" >&2; exit 1; }
 fi
 export PATH="$VENV/bin:$PATH"
 export VIRTUAL_ENV="$VENV"

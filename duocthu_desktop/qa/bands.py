@@ -36,8 +36,10 @@ ROUTE_NAMES: dict[str, str] = {
     "khi_dung": "Khí dung",
     "nho_mat": "Nhỏ mắt",
     "boi": "Bôi",
+    "tiem": "Tiêm",
 }
 _IV_FAMILY = frozenset({"tiem_tinh_mach", "truyen_tinh_mach"})
+_INJECTION = frozenset({"tiem_bap", "tiem_tinh_mach", "truyen_tinh_mach", "tiem_duoi_da"})
 
 # Route words, matched on lower-cased text WITH diacritics ("khí dung" is a route, "khi dùng" is "when using";
 # "bôi" is a route, "bởi" is "by"), at the start of a label or sentence only: "uống" deep in a sentence is part
@@ -74,8 +76,9 @@ _ROUTE_WINDOW_WORDS = 6
 _POPULATION_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bnguoi (?:benh )?cao tuoi\b|\bnguoi gia\b"), "nguoi_cao_tuoi"),
     (re.compile(r"\bnguoi lon\b"), "nguoi_lon"),
-    (re.compile(r"\bso sinh\b"), "so_sinh"),
-    (re.compile(r"\btre\b|\bthieu nien\b|\bnhu nhi\b|\bnhi khoa\b"), "tre_em"),
+    (re.compile(r"\bso sinh\b|\btre moi (?:de|sinh)\b"), "so_sinh"),
+    # "trẻ" of "trẻ sơ sinh" / "trẻ mới đẻ" names neonates only
+    (re.compile(r"\btre\b(?! so sinh\b| moi de\b| moi sinh\b)|\bthieu nien\b|\bnhu nhi\b|\bnhi khoa\b"), "tre_em"),
 ]
 
 _NUM = r"(\d+(?:,\d+)?)"
@@ -83,7 +86,9 @@ _CMP = r"(trên|dưới|lớn hơn|nhỏ hơn|từ|>|<|≥|≤|=>|<=|>=)"
 _AGE_UNIT = r"(tháng|tuần|tuổi|năm|ngày)"
 _LIKE_GROUP = re.compile(r"\b(?:nhu|tuong tu|giong)\s+(?:(?:o|cho|voi)\s+)?(?:nguoi lon|tre em|tre)\b")
 _POPULATION_WORD = re.compile(r"\b(?:tre|so sinh|nhu nhi|thieu nien|nguoi lon|cao tuoi)\b")
-_AGE_RANGE = re.compile(_NUM + r"\s*" + _AGE_UNIT + r"?\s*(?:-|–|đến)\s*" + _NUM + r"\s*" + _AGE_UNIT, re.I)
+_AGE_RANGE = re.compile(
+    _NUM + r"\s*" + _AGE_UNIT + r"?(?:\s*tuổi)?\s*(?:-|–|đến)\s*" + _NUM + r"\s*" + _AGE_UNIT, re.I
+)  # "4 - 6 tuổi", "1 tháng tuổi – 12 tuổi", "1 tháng tuổi đến 5 tuổi"
 _AGE_CMP = re.compile(_CMP + r"\s*" + _NUM + r"\s*" + _AGE_UNIT, re.I)
 _WEIGHT_RANGE = re.compile(r"(?<![\d,/])" + _NUM + r"\s*(?:-|–|đến)\s*" + _NUM + r"\s*kg\b(?!\s*/)", re.I)
 _WEIGHT_CMP = re.compile(_CMP + r"\s*" + _NUM + r"\s*kg\b(?!\s*/)", re.I)
@@ -103,7 +108,7 @@ _DOSE = re.compile(
 )
 
 # Labels: a short phrase ending in ":" at the start of a paragraph or sentence, or after another label or ";".
-_LABEL = re.compile(r"\s*([^\s:;.!?][^:;.!?\n]{0,90}?)\s*:(?=\s|$)")
+_LABEL = re.compile(r"\s*([^\s:;.!?][^:;.!?\n]{0,90}?)\s*:(?=\s|$|\()")
 _GENERIC_HEADINGS = frozenset(
     fold(x)
     for x in (
@@ -438,8 +443,16 @@ def cut_bands(chunks: list[Chunk]) -> list[Band]:
         for p_start, p_end in paragraphs(text):
             inline = _first(stack, ("organ",)) if any(lv.paragraph_only for lv in stack) else len(stack)
             del stack[inline:]
+            heading = text[p_start:p_end].strip()
+            if _bare_population_heading(heading):
+                # "Người lớn" alone on its line, printed without a colon, heads what follows like "Người lớn:".
+                del stack[_first(stack, ("population", "organ", "indication")) :]
+                stack.append(Level("population", heading, detect_attrs(heading)))
+                part, content = "lieu", False
+                continue
             sticky: Attrs | None = None  # the last band of this paragraph, for sentences that state no group
             sticky_label: str | None = None
+            sticky_lead = False
             pieces: list[tuple[int, int]] = []
             for s_start, s_end in split_sentences(text, (p_start, p_end)):
                 cuts = [s_start, *_band_label_positions(text, s_start, s_end), s_end]
@@ -452,6 +465,7 @@ def cut_bands(chunks: list[Chunk]) -> list[Band]:
                 own_attrs: Attrs | None = None
                 body_start = a
                 last_label_start: int | None = None
+                lead = False
                 while True:
                     m = _LABEL.match(text, pos, b)
                     if not m or m.start(1) != _skip_space(text, pos):
@@ -478,9 +492,13 @@ def cut_bands(chunks: list[Chunk]) -> list[Band]:
                         stack.append(Level("organ", label, attrs, paragraph_only=not body_empty))
                     elif kind == "population":
                         del stack[_first(stack, ("population", "organ")) :]
+                        # A route read from a sentence ("Trường hợp nặng, tiêm tĩnh mạch 80 - 100 mg") ends at the next
+                        # group heading; it must not carry over, nor take that group with it when the next route comes.
+                        stack[:] = [lv for lv in stack if not (lv.kind == "route" and not lv.label)]
                         stack.append(Level("population", label, attrs))
                         part = "lieu"
                     elif kind == "indication":
+                        part = "lieu"  # "Cách dùng: Uống ... Tăng huyết áp: Liều thường dùng: 25 mg/lần": doses begin
                         _push_indication(
                             stack, Level("indication", label, attrs, major=body_empty), leads, content
                         )
@@ -511,15 +529,22 @@ def cut_bands(chunks: list[Chunk]) -> list[Band]:
                     if own_attrs.routes and part == "lieu" and not heading_route:
                         # An unlabelled route at a sentence start ("Đường tiêm tĩnh mạch 10 - 20 mg") switches route
                         # for what follows; under a route heading ("Liều uống ...:") it is only this sentence's.
-                        del stack[_first(stack, ("route",)) :]
+                        # Only the route changes: the group and indication read after the old route still hold
+                        # ("Liều tiêm: Người lớn: Liều thông thường tiêm bắp hoặc tĩnh mạch 20 - 40 mg").
+                        stack[:] = [lv for lv in stack if lv.kind != "route"]
                         stack.append(Level("route", "", Attrs(routes=set(own_attrs.routes))))
                         sticky, sticky_label = None, None
+                    # "Đối với trẻ em, ... 1 mg/kg": a sentence that opens by naming its group is that group's,
+                    # whatever heading it sits under, and so are the sentences after it in the paragraph.
+                    lead = bool(own_attrs.populations) and bool(_LEAD_GROUP.match(fold(body)))
                     if own_attrs.empty and sticky is not None:
-                        own_attrs, own_label = sticky, sticky_label
+                        own_attrs, own_label, lead = sticky, sticky_label, sticky_lead
                     elif not own_attrs.empty:
-                        sticky, sticky_label = None, None
+                        sticky, sticky_label, sticky_lead = None, None, False
+                        if lead:
+                            sticky, sticky_label, sticky_lead = own_attrs, None, True
                 else:
-                    sticky, sticky_label = own_attrs, own_label
+                    sticky, sticky_label, sticky_lead = own_attrs, own_label, False
                 if not text[pos:b].strip() and own_label is None:
                     continue  # labels only
                 if re.fullmatch(r"[^:]{0,90}:", text[body_start:b].strip()):
@@ -540,12 +565,26 @@ def cut_bands(chunks: list[Chunk]) -> list[Band]:
                         end=b,
                         label=own_label,
                         own=own_attrs,
-                        labelled=own_label is not None,
+                        labelled=own_label is not None or lead,
                         context=[Level(lv.kind, lv.label, lv.attrs) for lv in stack],
                         part=part,
                     )
                 )
     return [b for b in bands if b.text.strip()]
+
+
+_LEAD_GROUP = re.compile(
+    r"\W*(?:(?:doi voi|o|cho|voi|rieng|rieng voi|neu la)\s+)?"
+    r"(?:tre|so sinh|nhu nhi|thieu nien|nguoi lon|nguoi cao tuoi|nguoi gia|benh nhan cao tuoi)\b"
+)
+
+
+def _bare_population_heading(line: str) -> bool:
+    """A short line naming only a group ("Người lớn", "Trẻ em"), with no colon, dose or sentence end."""
+    if not line or len(line) > 40 or re.search(r"[:.;,!?\d]", line):
+        return False
+    attrs = detect_attrs(line)
+    return bool(attrs.populations) and not attrs.routes and _extra_words(fold(line)) == 0
 
 
 def _push_indication(stack: list[Level], level: Level, leads: bool, content: bool) -> None:
@@ -643,6 +682,8 @@ def routes_compatible(band_routes: set[str], route: str | None) -> bool:
         return True
     if route in band_routes:
         return True
+    if route == "tiem":  # "tiêm" with no site: every injection band, each shown under its own route
+        return bool(band_routes & _INJECTION)
     return route in _IV_FAMILY and bool(band_routes & _IV_FAMILY)
 
 
@@ -749,6 +790,13 @@ def choose_bands(bands: list[Band], frame: QueryFrame) -> BandChoice:
         # The book has doses for this patient's own group: leave out pieces that name no group at all,
         # except renal and other organ bands, which are about the patient's kidneys, not age.
         chosen = [b for b in chosen if b.populations or b.range_of("clcr") is not None or b.organ]
+    if accepted is not None and "so_sinh" in accepted and any("so_sinh" in b.populations for b in chosen):
+        # A neonate, and the book has neonates' doses: "Trẻ nhỏ:" / "Trẻ lớn:" with no age are other children's.
+        chosen = [
+            b for b in chosen
+            if "so_sinh" in b.populations or not b.populations or b.range_of("age") is not None
+            or b.range_of("weeks") is not None
+        ]
     if frame_populations(frame) is None:
         pops = {p for b in chosen for p in b.populations}
         if "nguoi_lon" in pops and pops & {"tre_em", "so_sinh"}:

@@ -408,6 +408,9 @@ def _title_name(display: dict[str, str], key: str) -> str:
     return name[:1].upper() + name[1:]
 
 
+_NEGATED_USE = re.compile(r"\b(?:khong (?:nen |duoc )?dung|chong chi dinh|tranh dung|khong chi dinh)\b")
+
+
 def _indication_spans(text: str, matched: str, condition: str) -> list[tuple[int, int]]:
     """The sentence(s) of an indication chunk holding the matched words, trimmed of any ranking words."""
     sentences = split_sentences(text)
@@ -418,6 +421,10 @@ def _indication_spans(text: str, matched: str, condition: str) -> list[tuple[int
         scored = [(len(words & set(re.findall(r"[0-9a-z]+", fold(text[s:e])))), (s, e)) for s, e in sentences]
         best = max((n for n, _ in scored), default=0)
         chosen = [sp for n, sp in scored if best and n == best]
+    affirmed = [sp for sp in chosen if not _NEGATED_USE.search(fold(text[sp[0] : sp[1]]))]
+    # "Vì vậy không dùng để điều trị tăng huyết áp cho người cao tuổi" names the condition but is a warning, not an
+    # indication: the sentences that state the indication answer the question.
+    chosen = affirmed or chosen
     chosen = chosen or sentences[:1]
     # A sentence that opens with a connective ("Vì vậy ...") is read with the one before it.
     for i, sp in enumerate(list(chosen)):

@@ -118,15 +118,24 @@ ROUTE_PHRASES: tuple[tuple[str, str], ...] = (
     ("đường uống", "uong"),
     ("uống", "uong"),
     ("nhai", "uong"),
+    ("tiêm", "tiem"),
 )
+# Route phrases whose folded form is an everyday phrase: matched only as typed ("khi dùng" is "when using").
+_STRICT_ROUTE_PHRASES = frozenset({"khí dung"})
 
 
 def extract_route(text: Text) -> str | None:
     """The route named first in the question ('uống', 'đặt hậu môn', 'tiêm tĩnh mạch', ...)."""
-    hit = first_of(text, [p for p, _ in ROUTE_PHRASES])
-    if hit is None:
+    best: tuple[str, re.Match[str]] | None = None
+    for phrase, _ in ROUTE_PHRASES:
+        m = find(text, phrase, strict=phrase in _STRICT_ROUTE_PHRASES)
+        if m and (best is None or m.start() < best[1].start() or (
+            m.start() == best[1].start() and len(m.group(0)) > len(best[1].group(0))
+        )):
+            best = (phrase, m)
+    if best is None:
         return None
-    return dict(ROUTE_PHRASES)[hit[0]]
+    return dict(ROUTE_PHRASES)[best[0]]
 
 
 # ---- renal function ------------------------------------------------------------------------------

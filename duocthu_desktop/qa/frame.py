@@ -34,6 +34,7 @@ Route = Literal[
     "khi_dung",
     "nho_mat",
     "boi",
+    "tiem",  # "tiêm" with no site named: any injection route
 ]
 
 
