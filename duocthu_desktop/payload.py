@@ -101,7 +101,9 @@ class Citation(BaseModel):
     quote: str
 
 
-class AnswerPayload(BaseModel):
+class AnswerBody(BaseModel):
+    """What an answer says: the part an engine produces, before the pipeline stamps engine and disclaimer."""
+
     model_config = ConfigDict(extra="forbid")
     decision: Decision
     reason: str | None = None
@@ -109,5 +111,10 @@ class AnswerPayload(BaseModel):
     blocks: list[Block] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
     quick_replies: list[str] = Field(default_factory=list)
+
+
+class AnswerPayload(AnswerBody):
+    """The CONTRACT's answer payload: an answer body plus the engine that made it and the fixed disclaimer."""
+
     engine: Engine = "extractive"
     disclaimer: str

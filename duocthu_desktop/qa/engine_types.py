@@ -4,23 +4,16 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from duocthu_desktop.artifacts import Monograph
-from duocthu_desktop.payload import Block, Citation, Decision
+from duocthu_desktop.payload import AnswerBody
 from duocthu_desktop.qa.frame import QueryFrame
 from duocthu_desktop.retrieval.types import IndicationHit, SectionResult
 
 
-class EngineAnswer(BaseModel):
+class EngineAnswer(AnswerBody):
     """What an engine returns; the pipeline adds the disclaimer, engine name and runs grounding."""
-
-    decision: Decision
-    reason: str | None = None
-    message: str = ""
-    blocks: list[Block] = Field(default_factory=list)
-    citations: list[Citation] = Field(default_factory=list)
-    quick_replies: list[str] = Field(default_factory=list)
 
 
 class AnswerEngine(Protocol):

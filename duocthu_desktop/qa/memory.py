@@ -12,11 +12,11 @@ import logging
 import sqlite3
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from pydantic import ValidationError
 
 from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.sqlite_file import SqliteFile
 
 log = logging.getLogger(__name__)
 
@@ -44,18 +44,10 @@ class Remembered:
     turns: int
 
 
-class ConversationStore:
+class ConversationStore(SqliteFile):
     """One SQLite file; every method swallows store failures (logged) and reports 'nothing remembered'."""
 
-    def __init__(self, path: Path, timeout: float = 1.0) -> None:
-        self.path = Path(path)
-        self.timeout = timeout
-
-    def _connect(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=self.timeout)
-        conn.execute(_SCHEMA)
-        return conn
+    schema = _SCHEMA
 
     def load(self, conversation_id: str) -> Remembered | None:
         try:

@@ -12,10 +12,10 @@ import logging
 import re
 import sqlite3
 import time
-from pathlib import Path
 
 from duocthu_desktop.payload import AnswerPayload
 from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.sqlite_file import SqliteFile
 
 log = logging.getLogger(__name__)
 
@@ -65,16 +65,8 @@ CREATE TABLE IF NOT EXISTS traces (
 """
 
 
-class TraceStore:
-    def __init__(self, path: Path, timeout: float = 1.0) -> None:
-        self.path = Path(path)
-        self.timeout = timeout
-
-    def _connect(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=self.timeout)
-        conn.execute(_SCHEMA)
-        return conn
+class TraceStore(SqliteFile):
+    schema = _SCHEMA
 
     def record(
         self,
