@@ -171,3 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -78,7 +78,8 @@ _POPULATION_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bnguoi lon\b"), "nguoi_lon"),
     (re.compile(r"\bso sinh\b|\btre moi (?:de|sinh)\b"), "so_sinh"),
     # "trẻ" of "trẻ sơ sinh" / "trẻ mới đẻ" names neonates only
-    (re.compile(r"\btre\b(?! so sinh\b| moi de\b| moi sinh\b)|\bthieu nien\b|\bnhu nhi\b|\bnhi khoa\b"), "tre_em"),
+    # ("người trẻ tuổi" is young adults, not children)
+    (re.compile(r"(?<!nguoi )\btre\b(?! so sinh\b| moi de\b| moi sinh\b| tuoi\b)|\bthieu nien\b|\bnhu nhi\b|\bnhi khoa\b"), "tre_em"),
 ]
 
 _NUM = r"(\d+(?:,\d+)?)"
@@ -399,7 +400,8 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
         nxt = text[m.end() : end]
         head = nxt[: _DOSE.search(nxt).start()] if _DOSE.search(nxt) else nxt
         a = detect_attrs(head[:80])
-        if a.populations or a.is_band or detect_routes(nxt[:40]):
+        trailing = _trailing_group(nxt, _DOSE.search(nxt).end()) if _DOSE.search(nxt) else None
+        if a.populations or a.is_band or detect_routes(nxt[:40]) or trailing is not None:
             cuts.append(m.end())
     cuts.append(end)
     out = []
@@ -410,6 +412,21 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
         if text[a:b].strip():
             out.append((a, b))
     return out
+
+
+_TRAILING_GROUP = re.compile(r"(?<!\w)(?:cho|ở|đối với)\s+(?=(?:trẻ|sơ sinh|người|bệnh nhân)(?!\w))", re.I)
+
+
+def _trailing_group(text: str, after: int) -> Attrs | None:
+    """The group stated just after a dose ("0,32 mg/kg/ngày cho trẻ < 12 tháng tuổi"), when it has an age or
+    weight range."""
+    gap = re.compile(r"[^\s,;.]*\s*,?\s*").match(text, after)  # the rest of the unit ("/kg/ngày") and a comma
+    m = _TRAILING_GROUP.match(text, gap.end()) if gap else None
+    if m is None:
+        return None
+    stop = re.search(r"[;.]", text[m.end() :])
+    attrs = detect_attrs(text[m.end() : m.end() + stop.start()] if stop else text[m.end() :], with_routes=False)
+    return attrs if attrs.populations and attrs.is_band else None
 
 
 def _band_label_positions(text: str, start: int, end: int) -> list[int]:
@@ -523,6 +540,8 @@ def cut_bands(chunks: list[Chunk]) -> list[Band]:
                     dose = _DOSE.search(body)
                     head = body[: dose.start()] if dose else body
                     own_attrs = detect_attrs(head, with_routes=False)
+                    if dose and not own_attrs.populations and not own_attrs.is_band:
+                        own_attrs = _trailing_group(body, dose.end()) or own_attrs
                     own_attrs.clcr = detect_attrs(body, with_routes=False).clcr
                     own_attrs.routes = detect_routes(body)
                     heading_route = any(lv.kind == "route" and lv.major for lv in stack)
@@ -769,9 +788,14 @@ def choose_bands(bands: list[Band], frame: QueryFrame) -> BandChoice:
     if frame.condition:
         # The indication is chosen among the bands for this patient: "nhiễm khuẩn huyết" for an adult is not the
         # neonates' "Nhiễm khuẩn huyết sơ sinh" heading, even though those words match it best.
-        scored = [(condition_score(frame.condition, b.indication), b) for b in fitting_any_route if b.indication]
-        best = max((s for s, _ in scored), default=0.0)
-        if best >= 0.5:
+        # Ties go to the label with fewest other words: "tăng huyết áp" is "Tăng huyết áp:", not "Cơn tăng huyết áp:".
+        scored = [
+            ((condition_score(frame.condition, b.indication), condition_score(b.indication, frame.condition)), b)
+            for b in fitting_any_route
+            if b.indication
+        ]
+        best = max((s for s, _ in scored), default=(0.0, 0.0))
+        if best[0] >= 0.5:
             keep = {id(b) for s, b in scored if s == best}
             fitting_any_route = [b for b in fitting_any_route if id(b) in keep]
     if frame.route is None:

@@ -92,6 +92,7 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
     ("lưu ý", "than_trong"),
     ("cảnh báo", "than_trong"),
     ("cẩn thận", "than_trong"),
+    ("inr", DOSING),  # the anticoagulant's dose is set by its INR target, printed in the dosage section
     ("liều lượng", DOSING),
     ("liều dùng", DOSING),
     ("liều khởi đầu", DOSING),
