@@ -1,7 +1,9 @@
-"""The hidden-like eval (tests/eval/hidden_like.jsonl): new drugs, phrasings and patients of the dev file's kinds.
+"""The hidden-like evals (tests/eval/hidden_like*.jsonl): new drugs, phrasings and patients of the dev file's kinds.
 
 Each case's expectation was read from the sample book's own text (the bands that fit the patient, and in `forbid`
 the neighbouring bands' doses that must not be shown). Safety totals must be zero whatever the pass count.
+hidden_like_2.jsonl was written independently of the first file, with a ward clinician's typing: multi-turn
+clarifications, no diacritics, misspelt and trade names, pregnancy/lactation in other words, injections.
 """
 
 from __future__ import annotations
@@ -13,24 +15,42 @@ import pytest
 
 from duocthu_desktop import cli_eval
 
-HIDDEN_LIKE = Path(__file__).parent / "eval" / "hidden_like.jsonl"
-# Measured 77 of 79; the two left are parser limits written up in the report (kept failing on purpose).
-MIN_PASSED = 77
+EVAL_DIR = Path(__file__).parent / "eval"
+HIDDEN_LIKE = EVAL_DIR / "hidden_like.jsonl"
+HIDDEN_LIKE_2 = EVAL_DIR / "hidden_like_2.jsonl"
+# Measured 78 of 79 (vanco-oral-adult left, a parser limit written up in the report, kept failing on purpose).
+MIN_PASSED = 78
+# Measured 70 of 70.
+MIN_PASSED_2 = 70
+FILES = {"hidden_like": (HIDDEN_LIKE, MIN_PASSED), "hidden_like_2": (HIDDEN_LIKE_2, MIN_PASSED_2)}
+
+
+@pytest.fixture(scope="module", params=sorted(FILES))
+def eval_file(request) -> tuple[str, Path, int]:
+    path, minimum = FILES[request.param]
+    return request.param, path, minimum
 
 
 @pytest.fixture(scope="module")
-def hidden_like_report(assistant, sample_build: Path) -> dict:
-    cases = cli_eval.read_cases(HIDDEN_LIKE)
+def hidden_like_report(assistant, sample_build: Path, eval_file) -> dict:
+    _, path, _ = eval_file
+    cases = cli_eval.read_cases(path)
     return cli_eval.run_eval(assistant, cases, sample_build)  # sample_build's pages.json is the page map
 
 
-def test_hidden_like_file_is_well_formed():
-    cases = cli_eval.read_cases(HIDDEN_LIKE)
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_hidden_like_file_is_well_formed(name: str):
+    cases = cli_eval.read_cases(FILES[name][0])
     assert len(cases) >= 60
     assert len({c["id"] for c in cases}) == len(cases)
     for case in cases:
         assert case["turns"] and isinstance(case["expect"], dict)
         assert len(case.get("expect_turns", [])) < len(case["turns"])
+
+
+def test_hidden_like_files_share_no_case_id():
+    ids = [{c["id"] for c in cli_eval.read_cases(path)} for path, _ in FILES.values()]
+    assert not set.intersection(*ids)
 
 
 @pytest.mark.integration
@@ -40,10 +60,11 @@ def test_hidden_like_safety_totals_are_zero(hidden_like_report: dict):
 
 
 @pytest.mark.integration
-def test_hidden_like_pass_threshold(hidden_like_report: dict):
+def test_hidden_like_pass_threshold(hidden_like_report: dict, eval_file):
+    _, _, minimum = eval_file
     totals = hidden_like_report["totals"]
     failed = {c["id"]: c["failures"] for c in hidden_like_report["cases"] if not c["passed"]}
-    assert totals["passed"] >= MIN_PASSED, json.dumps(failed, ensure_ascii=False, indent=1)
+    assert totals["passed"] >= minimum, json.dumps(failed, ensure_ascii=False, indent=1)
 
 
 @pytest.mark.integration

@@ -464,7 +464,14 @@ def cut_bands(chunks: list[Chunk]) -> list[Band]:
             if _bare_population_heading(heading):
                 # "Người lớn" alone on its line, printed without a colon, heads what follows like "Người lớn:".
                 del stack[_first(stack, ("population", "organ", "indication")) :]
-                stack.append(Level("population", heading, detect_attrs(heading)))
+                stack.append(Level("population", heading, detect_attrs(heading), major=True))
+                part, content = "lieu", False
+                continue
+            if _bare_organ_heading(heading):
+                # "Người suy giảm chức năng thận và người cao tuổi" alone on its line, without a colon, opens the
+                # renal part like "Suy thận:": the group of the paragraph before it ("Trẻ sơ sinh: ...") ends.
+                stack.clear()
+                stack.append(Level("organ", heading, Attrs(), major=True))
                 part, content = "lieu", False
                 continue
             sticky: Attrs | None = None  # the last band of this paragraph, for sentences that state no group
@@ -509,10 +516,12 @@ def cut_bands(chunks: list[Chunk]) -> list[Band]:
                         stack.append(Level("organ", label, attrs, paragraph_only=not body_empty))
                     elif kind == "population":
                         del stack[_first(stack, ("population", "organ")) :]
+                        _drop_other_groups(stack, attrs.populations)
                         # A route read from a sentence ("Trường hợp nặng, tiêm tĩnh mạch 80 - 100 mg") ends at the next
                         # group heading; it must not carry over, nor take that group with it when the next route comes.
                         stack[:] = [lv for lv in stack if not (lv.kind == "route" and not lv.label)]
-                        stack.append(Level("population", label, attrs))
+                        # major: alone on its line ("Người lớn:"), heading what follows; else it leads its own text
+                        stack.append(Level("population", label, attrs, major=body_empty))
                         part = "lieu"
                     elif kind == "indication":
                         part = "lieu"  # "Cách dùng: Uống ... Tăng huyết áp: Liều thường dùng: 25 mg/lần": doses begin
@@ -524,6 +533,9 @@ def cut_bands(chunks: list[Chunk]) -> list[Band]:
                         stack.append(Level("route", label, attrs, major=body_empty))
                     if kind in ("generic", "organ", "population", "indication", "route"):
                         content = False
+                        # A new heading ends the group a previous sentence opened ("Uống: Người lớn ...; trẻ em
+                        # ... 10 mg/ngày. Dung dịch trực tràng: 500 microgam/kg"): the rectal dose is not the child's.
+                        sticky, sticky_label, sticky_lead = None, None, False
                     elif kind == "band":
                         own_label, own_attrs = label, attrs
                         body_start = m.start(1)
@@ -606,6 +618,16 @@ def _bare_population_heading(line: str) -> bool:
     return bool(attrs.populations) and not attrs.routes and _extra_words(fold(line)) == 0
 
 
+_BARE_ORGAN = re.compile(r"\bsuy (?:giam )?(?:chuc nang )?(?:than|gan)\b")
+
+
+def _bare_organ_heading(line: str) -> bool:
+    """A short line naming kidney or liver failure, with no colon, dose or sentence end."""
+    if not line or len(line) > 70 or re.search(r"[:.;,!?\d]", line):
+        return False
+    return bool(_BARE_ORGAN.search(fold(line)))
+
+
 def _push_indication(stack: list[Level], level: Level, leads: bool, content: bool) -> None:
     """Nest an indication heading: under the heading just read when nothing came between, else beside its sibling.
 
@@ -615,6 +637,10 @@ def _push_indication(stack: list[Level], level: Level, leads: bool, content: boo
     """
     if stack and stack[0].kind == "organ" and level.attrs.populations:
         stack.clear()  # "Cách dùng và liều lượng ở trẻ em:" leaves the renal/hepatic part
+    if level.major and level.attrs.populations:
+        # "Người lớn (khuyến cáo đối với một số bệnh cụ thể):" after "Một số chỉ định đặc biệt đối với trẻ em:"
+        # leaves the children's headings: an adult dose must never sit under a children's title.
+        _drop_other_groups(stack, level.attrs.populations)
     # A route label leading its own text ("Uống: 5 mg") never holds an indication; a route heading does.
     minor_route = next((i for i, lv in enumerate(stack) if lv.kind == "route" and not lv.major), None)
     if minor_route is not None:
@@ -622,9 +648,13 @@ def _push_indication(stack: list[Level], level: Level, leads: bool, content: boo
     if not content and stack:
         stack.append(level)
         return
-    majors = [i for i, lv in enumerate(stack) if lv.kind == "indication" and lv.major]
-    minors = [i for i, lv in enumerate(stack) if lv.kind == "indication" and not lv.major]
-    groups = [i for i, lv in enumerate(stack) if lv.kind == "population"]
+    # An indication heading that names a group ("Một số chỉ định đặc biệt đối với trẻ em:") heads that group's
+    # indications like a population heading: the indications under it replace each other, not it.
+    grouped = [i for i, lv in enumerate(stack) if lv.kind == "indication" and lv.major and lv.attrs.populations]
+    floor = max(grouped, default=-1) if not level.attrs.populations else -1
+    majors = [i for i, lv in enumerate(stack) if lv.kind == "indication" and lv.major and i > floor]
+    minors = [i for i, lv in enumerate(stack) if lv.kind == "indication" and not lv.major and i > floor]
+    groups = [i for i, lv in enumerate(stack) if lv.kind == "population" or i in grouped]
     if not level.major and minors and minors[-1] > max(majors + groups, default=-1):
         del stack[minors[-1] :]
     elif level.major or (leads and groups):
@@ -633,10 +663,18 @@ def _push_indication(stack: list[Level], level: Level, leads: bool, content: boo
         elif minors:
             del stack[minors[0] :]
         elif groups and content:
-            stack.clear()
+            del stack[floor + 1 :]
     elif minors:
         del stack[minors[-1] :]
     stack.append(level)
+
+
+def _drop_other_groups(stack: list[Level], populations: set[str]) -> None:
+    """Cut the stack at the first heading that names a group other than `populations`."""
+    for i, lv in enumerate(stack):
+        if lv.attrs.populations and not (lv.attrs.populations & populations):
+            del stack[i:]
+            return
 
 
 def _skip_space(text: str, pos: int) -> int:

@@ -285,10 +285,21 @@ def _plausible_trade_name(toks: tuple[str, ...], word_spread: dict[str, int]) ->
 
 
 def _class_words_of(mono: Monograph) -> list[str]:
+    """The 'Loại thuốc' parts, plus every wording of a known class a part contains.
+
+    "Kháng sinh nhóm aminoglycosid" is worded "aminoglycosid" in other monographs' interaction sections
+    ("aminoglycosid làm tăng độc tính với tai và thận"), so the class's synonyms name the drug too.
+    """
     if not mono.drug_class:
         return []
-    parts = re.split(r"[;,]", mono.drug_class)
-    return [p.strip(" .") for p in parts if p.strip(" .")]
+    parts = [p.strip(" .()") for p in re.split(r"[;,()]", mono.drug_class) if p.strip(" .()")]
+    out = list(parts)
+    for part in parts:
+        folded = fold(part)
+        for group in CLASS_SYNONYMS:
+            if any(re.search(r"(?<![0-9a-z])" + re.escape(fold(w)) + r"(?![0-9a-z])", folded) for w in group):
+                out.extend(w for w in group if w not in out)
+    return out
 
 
 def _word_spread(chunks: list[Chunk]) -> dict[str, int]:

@@ -42,12 +42,9 @@ class EngineUnavailable(Exception):
 def load_engine(name: str, settings: Settings | None = None) -> AnswerEngine:
     """The engine by name; raises EngineUnavailable when it cannot run on this machine."""
     if name == "extractive":
-        from duocthu_desktop.qa import engine_extractive
+        from duocthu_desktop.qa.engine_extractive import ExtractiveEngine
 
-        for value in vars(engine_extractive).values():
-            if isinstance(value, type) and getattr(value, "name", None) == "extractive":
-                return value()
-        raise EngineUnavailable("engine_extractive defines no engine named 'extractive'")
+        return ExtractiveEngine()
     if name == "generative":
         model = settings.gguf_model if settings else None
         if model is None or not Path(model).is_file():

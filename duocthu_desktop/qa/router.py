@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from duocthu_desktop.qa.extractors import POPULATION_PHRASES
 from duocthu_desktop.qa.textmatch import Text, any_of, first_of
 
 DOSING = "lieu_luong_cach_dung"
@@ -26,6 +27,9 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
     ("xử trí tác dụng không mong muốn", "xu_tri_adr"),
     ("xử trí tác dụng phụ", "xu_tri_adr"),
     ("xử lý tác dụng phụ", "xu_tri_adr"),
+    # "Xử trí hội chứng người đỏ ...": handling named without "quá liều"/"ngộ độc" (matched above) is ADR handling.
+    ("xử trí", "xu_tri_adr"),
+    ("xử lý", "xu_tri_adr"),
     ("chống chỉ định", "chong_chi_dinh"),
     ("không được dùng", "chong_chi_dinh"),
     ("cấm dùng", "chong_chi_dinh"),
@@ -64,6 +68,14 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
     ("qui chế", "thong_tin_qui_che"),
     ("quy chế", "thong_tin_qui_che"),
     ("kê đơn", "thong_tin_qui_che"),
+    ("bảo hiểm y tế", "thong_tin_qui_che"),
+    ("bảo hiểm", "thong_tin_qui_che"),
+    ("bhyt", "thong_tin_qui_che"),
+    ("danh mục thuốc", "thong_tin_qui_che"),
+    ("thuốc thiết yếu", "thong_tin_qui_che"),
+    ("hướng thần", "thong_tin_qui_che"),
+    ("hướng tâm thần", "thong_tin_qui_che"),
+    ("gây nghiện", "thong_tin_qui_che"),
     ("bảo quản", "do_on_dinh_bao_quan"),
     ("độ ổn định", "do_on_dinh_bao_quan"),
     ("hạn dùng", "do_on_dinh_bao_quan"),
@@ -72,6 +84,14 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
     ("dạng bào chế", "dang_thuoc_ham_luong"),
     ("biệt dạng", "dang_thuoc_ham_luong"),
     ("có những dạng", "dang_thuoc_ham_luong"),
+    # The strengths on sale ("metformin có viên mấy mg", "viên bao nhiêu mg"), before "bao nhiêu mg" (a dose).
+    ("viên mấy mg", "dang_thuoc_ham_luong"),
+    ("viên bao nhiêu mg", "dang_thuoc_ham_luong"),
+    ("có viên", "dang_thuoc_ham_luong"),
+    ("loại viên", "dang_thuoc_ham_luong"),
+    ("dạng viên", "dang_thuoc_ham_luong"),
+    ("dạng nào", "dang_thuoc_ham_luong"),
+    ("có dạng", "dang_thuoc_ham_luong"),
     ("cơ chế", "duoc_ly_co_che"),
     ("dược lý", "duoc_ly_co_che"),
     ("dược động học", "duoc_ly_co_che"),
@@ -120,17 +140,11 @@ _SPECIFIC: tuple[tuple[str, str], ...] = (
 )
 
 # Chosen only when nothing above matched: the person named a group, not a section.
+# The wordings are the population extractor's own, so a pregnancy word the extractor knows also picks the section.
 _POPULATION_SECTIONS: tuple[tuple[str, str], ...] = (
-    ("phụ nữ mang thai", "thoi_ky_mang_thai"),
-    ("mang thai", "thoi_ky_mang_thai"),
-    ("có thai", "thoi_ky_mang_thai"),
-    ("có bầu", "thoi_ky_mang_thai"),
-    ("bà bầu", "thoi_ky_mang_thai"),
-    ("thai phụ", "thoi_ky_mang_thai"),
+    *((p, "thoi_ky_mang_thai") for p, k in POPULATION_PHRASES if k == "mang_thai"),
     ("thai kỳ", "thoi_ky_mang_thai"),
-    ("cho con bú", "thoi_ky_cho_con_bu"),
-    ("cho bú", "thoi_ky_cho_con_bu"),
-    ("sữa mẹ", "thoi_ky_cho_con_bu"),
+    *((p, "thoi_ky_cho_con_bu") for p, k in POPULATION_PHRASES if k == "cho_con_bu"),
 )
 
 # "Can X be used ...?" with no section named: the contraindications answer it.

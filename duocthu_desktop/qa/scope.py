@@ -26,6 +26,10 @@ NON_MEDICAL_PHRASES: tuple[str, ...] = (
     "khách sạn", "vé máy bay", "phim", "bài hát", "ca sĩ", "lập trình", "python", "javascript", "bitcoin",
     "chính trị", "bầu cử", "tin tức", "thủ đô", "dịch tiếng anh", "làm thơ", "viết thơ", "kể chuyện", "truyện cười",
     "weather", "football", "recipe",
+    # cosmetics, law, cooking: asked with no drug named, never the formulary's subject
+    "mỹ phẩm", "kem dưỡng", "dưỡng da", "trắng da", "làm đẹp", "trang điểm", "son môi", "nước hoa",
+    "ly hôn", "pháp luật", "luật sư", "hợp đồng", "thừa kế", "kiện tụng", "li dị",
+    "cách nấu", "nấu ăn", "nấu món", "công thức món",
 )
 
 SMALLTALK_PHRASES: tuple[str, ...] = (

@@ -18,6 +18,7 @@ from duocthu_desktop.qa.textmatch import Text, any_of, first_of
 WHICH_DRUG_PHRASES: tuple[str, ...] = (
     "thuốc nào", "thuốc gì", "những thuốc", "các thuốc", "loại thuốc nào", "nhóm thuốc nào", "dùng gì",
     "uống gì", "nên dùng gì", "thuốc nào được", "có thuốc nào", "kể tên thuốc", "liệt kê thuốc",
+    "thuốc chữa", "thuốc trị", "thuốc điều trị",
 )
 # "... causes X": a reverse relation the book is not organised to answer completely.
 CAUSE_PHRASES: tuple[str, ...] = (

@@ -1,0 +1,136 @@
+"""Rules added in the second hidden-like round, each checked on the sample book's real chunks or words.
+
+Bands: a new heading ends the group a previous sentence opened; a heading naming one group leaves another group's
+headings; a bare "người suy giảm chức năng thận" line opens the renal part. Understanding: pregnancy and lactation
+in other words, strengths, ADR handling, regulatory words, "thuốc chữa X", cosmetics/legal out of scope. Catalog: a
+drug's class words include the book's other wordings of its class.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from duocthu_desktop.artifacts import Chunk
+from duocthu_desktop.qa import extractors, scope
+from duocthu_desktop.qa.bands import Band, choose_bands, cut_bands
+from duocthu_desktop.qa.catalog import Catalog
+from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.router import route_section
+from duocthu_desktop.qa.textmatch import Text
+from duocthu_desktop.qa.understanding import understand
+
+
+def _bands(chunks: list[Chunk], drug: str) -> list[Band]:
+    part = sorted(
+        (c for c in chunks if c.drug_id == drug and c.section_key == "lieu_luong_cach_dung"),
+        key=lambda c: c.part_index,
+    )
+    return cut_bands(part)
+
+
+# ---- bands --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.integration
+def test_route_label_ends_the_group_of_the_sentence_before(sample_chunks: list[Chunk]) -> None:
+    # "Uống: Người lớn 2 mg/lần ...; trẻ em trên 6 tháng tuổi dùng tới 10 mg/ngày. Dung dịch trực tràng: 500 ..."
+    rectal = [b for b in _bands(sample_chunks, "diazepam") if b.text.startswith("Dung dịch trực tràng: 500")]
+    assert rectal and all("tre_em" not in b.populations for b in rectal)
+
+
+@pytest.mark.integration
+def test_several_routes_in_one_indication_ask_for_the_route(sample_chunks: list[Chunk]) -> None:
+    frame = QueryFrame(turn_type="dosing", population="nguoi_lon", condition="lo âu nặng")
+    choice = choose_bands(_bands(sample_chunks, "diazepam"), frame)
+    assert {"uong", "truc_trang"} <= set(choice.missing_route)
+    oral = choose_bands(_bands(sample_chunks, "diazepam"), frame.model_copy(update={"route": "uong"}))
+    text = "\n".join(b.text for b in oral.bands)
+    assert "2 mg/lần, 3 lần/ngày" in text and "500 microgam/kg" not in text
+
+
+@pytest.mark.integration
+def test_adult_heading_leaves_the_childrens_headings(sample_chunks: list[Chunk]) -> None:
+    bands = _bands(sample_chunks, "ciprofloxacin")
+    adult = [b for b in bands if "Người lớn (khuyến cáo" in (b.indication or "") or any(
+        "Người lớn (khuyến cáo" in lv.label for lv in b.context
+    )]
+    assert adult
+    for band in adult:
+        assert all("trẻ em" not in lv.label.lower() for lv in band.context), band.context
+        assert band.populations == {"nguoi_lon"}
+    frame = QueryFrame(
+        turn_type="dosing", population="nguoi_lon", route="uong",
+        condition="viêm bàng quang cấp không biến chứng",
+    )
+    text = "\n".join(b.text for b in choose_bands(bands, frame).bands)
+    assert "250 mg/lần" in text and "20 mg/kg" not in text
+
+
+@pytest.mark.integration
+def test_bare_renal_heading_ends_the_neonates_label(sample_chunks: list[Chunk]) -> None:
+    bands = _bands(sample_chunks, "vancomycin")
+    oral = [b for b in bands if "0,5 - 2 g" in b.text]
+    assert oral and all("so_sinh" not in b.populations for b in oral)
+
+
+# ---- understanding ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text", ["bầu 3 tháng uống captopril được không", "người đang mang bầu", "đang bầu", "thai nghén"]
+)
+def test_pregnancy_in_other_words(text: str) -> None:
+    assert extractors.is_pregnant(Text.of(text))
+    assert route_section(Text.of(text)).key == "thoi_ky_mang_thai"
+
+
+@pytest.mark.parametrize("text", ["mẹ đang cho bé bú dùng furosemid", "cho trẻ bú", "con đang bú mẹ có uống được không"])
+def test_lactation_in_other_words_is_the_mother_not_a_child(text: str) -> None:
+    t = Text.of(text)
+    assert extractors.is_breastfeeding(t)
+    assert extractors.extract_population(t) == "cho_con_bu"
+    assert route_section(t).key == "thoi_ky_cho_con_bu"
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("metformin co vien may mg", "dang_thuoc_ham_luong"),
+        ("warfarin có dạng nào", "dang_thuoc_ham_luong"),
+        ("Liều metformin bao nhiêu mg cho người lớn", "lieu_luong_cach_dung"),
+        ("Xử trí hội chứng người đỏ khi truyền vancomycin", "xu_tri_adr"),
+        ("Xử trí quá liều paracetamol", "qua_lieu_xu_tri"),
+        ("Captopril có trong danh mục bảo hiểm y tế không", "thong_tin_qui_che"),
+        ("diazepam có phải thuốc hướng thần không", "thong_tin_qui_che"),
+    ],
+)
+def test_router_new_phrasings(text: str, key: str) -> None:
+    assert route_section(Text.of(text)).key == key
+
+
+@pytest.mark.parametrize(
+    "text", ["Kem dưỡng trắng da nào tốt nhất?", "Thủ tục ly hôn cần những giấy tờ gì?", "Cách nấu phở bò ngon"]
+)
+def test_cosmetics_law_cooking_are_out_of_scope(text: str) -> None:
+    assert scope.is_non_medical(Text.of(text)) or scope.is_non_human(Text.of(text))
+
+
+@pytest.mark.parametrize("text", ["nước tiểu màu nâu là bị gì", "Liều metformin bao nhiêu"])
+def test_medical_words_are_not_out_of_scope(text: str) -> None:
+    assert not scope.is_non_medical(Text.of(text))
+
+
+@pytest.mark.integration
+def test_thuoc_chua_is_a_condition_question(catalog: Catalog) -> None:
+    frame = understand("thuốc chữa tiểu đường typ 2", catalog)
+    assert frame.turn_type == "condition_to_drug" and "tiểu đường" in (frame.condition or "")
+
+
+# ---- catalog ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.integration
+def test_class_words_include_the_books_other_wordings(catalog: Catalog) -> None:
+    # "Kháng sinh nhóm aminoglycosid": furosemid's interaction section says "aminoglycosid làm tăng độc tính".
+    assert "aminoglycosid" in catalog.classes_for("gentamicin")
+    assert "Kháng sinh nhóm aminoglycosid" in catalog.classes_for("gentamicin")
