@@ -1,0 +1,136 @@
+"""What every extractive answer is built from: verbatim spans of chunks, each cited once with its printed page,
+grouped into titled blocks; and the small pieces the section, interaction and condition paths share.
+"""
+
+from __future__ import annotations
+
+from duocthu_desktop import messages
+from duocthu_desktop.artifacts import Chunk
+from duocthu_desktop.payload import Block, BlockKind, Citation, Claim, Reason, decision_for
+from duocthu_desktop.qa.engine_types import EngineAnswer
+from duocthu_desktop.qa.sentences import paragraphs, split_sentences
+from duocthu_desktop.retrieval.types import SectionResult
+from duocthu_desktop.sections import SECTION_BY_KEY
+
+QUARANTINE_QUOTE_CHARS = 160
+LONG_STATEMENT_CHARS = 450
+
+
+class CitedAnswer:
+    """Blocks and numbered citations under construction; one citation for each distinct quoted span."""
+
+    def __init__(self) -> None:
+        self.blocks: list[Block] = []
+        self.citations: list[Citation] = []
+        self._by_span: dict[tuple[str, int, int], int] = {}
+
+    def add(self, title: str, kind: BlockKind, chunk: Chunk, start: int, end: int) -> None:
+        start, end = _trim(chunk.text, start, end)
+        if start >= end:
+            return
+        key = (chunk.chunk_id, start, end)
+        index = self._by_span.get(key)
+        if index is None:
+            index = len(self.citations) + 1
+            self._by_span[key] = index
+            physical, printed = page_of(chunk, start)
+            self.citations.append(
+                Citation(
+                    index=index,
+                    chunk_id=chunk.chunk_id,
+                    drug_id=chunk.drug_id,
+                    section_key=chunk.section_key,
+                    printed_page=printed,
+                    physical_page=physical,
+                    quote=chunk.text[start:end],
+                )
+            )
+        claim = Claim(text=chunk.text[start:end], citations=[index])
+        if self.blocks and self.blocks[-1].title == title and self.blocks[-1].kind == kind:
+            if claim not in self.blocks[-1].claims:
+                self.blocks[-1].claims.append(claim)
+        else:
+            self.blocks.append(Block(title=title, kind=kind, claims=[claim]))
+
+    def add_quarantined(self, title: str, chunk: Chunk) -> None:
+        """A table or untrusted text: quote only its first line, so the viewer opens the right place."""
+        first = paragraphs(chunk.text)
+        if not first:
+            return
+        start, end = first[0]
+        if end - start > QUARANTINE_QUOTE_CHARS:
+            cut = chunk.text.rfind(" ", start, start + QUARANTINE_QUOTE_CHARS)
+            end = cut if cut > start else start + QUARANTINE_QUOTE_CHARS
+        self.add(title, "prose", chunk, start, end)
+
+    def result(
+        self, reason: Reason | None, message: str = "", quick_replies: list[str] | None = None
+    ) -> EngineAnswer:
+        decision = "answerable" if reason is None else decision_for(reason)
+        return EngineAnswer(
+            decision=decision,
+            reason=reason.value if reason is not None else None,
+            message=message,
+            blocks=self.blocks,
+            citations=self.citations,
+            quick_replies=quick_replies or [],
+        )
+
+
+def page_of(chunk: Chunk, offset: int) -> tuple[int, int | None]:
+    """(physical, printed) page of the character at `offset` in a chunk (its first page when unknown)."""
+    physical = chunk.physical_pages[0] if chunk.physical_pages else 0
+    for span in chunk.page_spans:
+        if len(span) == 3 and span[1] <= offset < span[2]:
+            physical = span[0]
+            break
+    printed = None
+    if physical in chunk.physical_pages:
+        i = chunk.physical_pages.index(physical)
+        if i < len(chunk.printed_pages):
+            printed = chunk.printed_pages[i]
+    elif chunk.printed_pages:
+        printed = chunk.printed_pages[0]
+    return physical, printed
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def section_heading(key: str) -> str:
+    sdef = SECTION_BY_KEY.get(key)
+    return sdef.heading if sdef else key
+
+
+def ordered_chunks(section: SectionResult) -> list[Chunk]:
+    return list(section.chunks)  # retrieval hands them over in the book's order, tables in place
+
+
+def quarantine_message() -> str:
+    return messages.message_for(Reason.QUARANTINED_EVIDENCE)
+
+
+def abstain(reason: Reason, message: str | None = None) -> EngineAnswer:
+    return EngineAnswer(
+        decision=decision_for(reason), reason=reason.value, message=message or messages.message_for(reason)
+    )
+
+
+def join_messages(*parts: str) -> str:
+    return " ".join(p.strip() for p in parts if p and p.strip())
+
+
+def statements(text: str) -> list[tuple[int, int]]:
+    """Paragraphs, or their sentences when a paragraph is long (interaction and patient-fact statements)."""
+    out: list[tuple[int, int]] = []
+    for span in paragraphs(text):
+        if span[1] - span[0] > LONG_STATEMENT_CHARS:
+            out.extend(split_sentences(text, span))
+        else:
+            out.append(span)
+    return out
