@@ -99,6 +99,17 @@ class Assistant:
         service = RetrievalService.open(Path(settings.index_dir), settings, embedder)
         return cls(service, engine_name=engine_name or settings.engine, settings=settings)
 
+    def warm_up(self) -> float:
+        """Load the embedding model now (seconds taken), so no later turn pays for it; 0 if nothing to load."""
+        start = time.perf_counter()
+        load = getattr(getattr(self.service, "embedder", None), "load", None)
+        if callable(load):
+            try:
+                load()
+            except Exception as err:  # noqa: BLE001 - a missing model only disables the dense fallback
+                log.warning("embedding model not loaded: %s", err)
+        return time.perf_counter() - start
+
     # ---- DosingFacts, for the routing table ---------------------------------------------------
 
     def has_child_doses(self, drug_id: str) -> bool:
