@@ -4,6 +4,8 @@ Each case's expectation was read from the sample book's own text (the bands that
 the neighbouring bands' doses that must not be shown). Safety totals must be zero whatever the pass count.
 hidden_like_2.jsonl was written independently of the first file, with a ward clinician's typing: multi-turn
 clarifications, no diacritics, misspelt and trade names, pregnancy/lactation in other words, injections.
+hidden_like_3.jsonl stresses doses tied to an indication, maximum doses, frequency, elderly/renal (Clcr in several
+writings)/hepatic patients and follow-ups that change one fact ("còn nếu bé 10 tuổi thì sao?").
 """
 
 from __future__ import annotations
@@ -18,11 +20,20 @@ from duocthu_desktop import cli_eval
 EVAL_DIR = Path(__file__).parent / "eval"
 HIDDEN_LIKE = EVAL_DIR / "hidden_like.jsonl"
 HIDDEN_LIKE_2 = EVAL_DIR / "hidden_like_2.jsonl"
+HIDDEN_LIKE_3 = EVAL_DIR / "hidden_like_3.jsonl"
 # Measured 78 of 79 (vanco-oral-adult left, a parser limit written up in the report, kept failing on purpose).
 MIN_PASSED = 78
 # Measured 70 of 70.
 MIN_PASSED_2 = 70
-FILES = {"hidden_like": (HIDDEN_LIKE, MIN_PASSED), "hidden_like_2": (HIDDEN_LIKE_2, MIN_PASSED_2)}
+# Measured 48 of 48 (45 before the third round's rules).
+MIN_PASSED_3 = 48
+FILES = {
+    "hidden_like": (HIDDEN_LIKE, MIN_PASSED),
+    "hidden_like_2": (HIDDEN_LIKE_2, MIN_PASSED_2),
+    "hidden_like_3": (HIDDEN_LIKE_3, MIN_PASSED_3),
+}
+# The third file is shorter: it stresses indications, maximum doses, frequency, renal/hepatic and one-fact follow-ups.
+MIN_CASES = {"hidden_like": 60, "hidden_like_2": 60, "hidden_like_3": 40}
 
 
 @pytest.fixture(scope="module", params=sorted(FILES))
@@ -41,7 +52,7 @@ def hidden_like_report(assistant, sample_build: Path, eval_file) -> dict:
 @pytest.mark.parametrize("name", sorted(FILES))
 def test_hidden_like_file_is_well_formed(name: str):
     cases = cli_eval.read_cases(FILES[name][0])
-    assert len(cases) >= 60
+    assert len(cases) >= MIN_CASES[name]
     assert len({c["id"] for c in cases}) == len(cases)
     for case in cases:
         assert case["turns"] and isinstance(case["expect"], dict)

@@ -59,14 +59,23 @@ class Band:
                 return set(lv.attrs.populations)
         return set()
 
+    def _inherited_from_indication(self) -> bool:
+        for lv in reversed(self.context):
+            if lv.attrs.populations:
+                return lv.kind == "indication"
+        return False
+
     @property
     def populations(self) -> set[str]:
         inherited = self.context_populations
         if self.own.populations:
             if not self.labelled and inherited and not (self.own.populations & inherited):
                 # A group word inside a sentence ("nhiễm khuẩn huyết sơ sinh") under a printed group label:
-                # the printed label decides.
-                return inherited
+                # the printed label decides. But an age range opening the band ("Từ trên 12 tuổi – 18 tuổi, liều
+                # 2 mg/kg") under an indication heading that merely names a group ("Nhiễm khuẩn huyết sơ sinh:")
+                # is this band's own group.
+                if not (self.own.age is not None and self._inherited_from_indication()):
+                    return inherited
             return set(self.own.populations)
         return inherited
 

@@ -188,8 +188,8 @@ def mentioned_routes(text: str) -> set[str]:
     found: set[str] = set()
     for pattern, routes in _ROUTE_PATTERNS:
         for m in pattern.finditer(low):
-            if low[: m.start()].endswith("không "):
-                continue
+            if low[: m.start()].endswith("không ") and not re.match(r" ?(?:vượt )?quá\b", low[m.end() :]):
+                continue  # "không tiêm tĩnh mạch" rules a route out; "không tiêm vượt quá 1 g" still names it
             if routes == ("tiem_bap", "tiem_tinh_mach") and found & {"tiem_bap", "tiem_tinh_mach", "tiem_duoi_da"}:
                 continue  # the bare "tiêm" of "tiêm bắp hoặc tiêm tĩnh mạch" adds nothing
             found.update(routes)

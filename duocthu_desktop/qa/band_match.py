@@ -64,6 +64,13 @@ def routes_compatible(band_routes: set[str], route: str | None) -> bool:
     return route in IV_FAMILY and bool(band_routes & IV_FAMILY)
 
 
+# Words that head many indications ("viêm", "nhiễm khuẩn", "nặng"): they alone never tell one indication from
+# another, so a condition is matched on its other words when it has any ("viêm tai giữa" -> "tai", "giữa").
+_GENERIC_CONDITION_WORDS = frozenset(
+    {"viem", "nhiem", "khuan", "trung", "nang", "nhe", "vua", "cap", "man", "tinh", "khong", "bien", "chung"}
+)
+
+
 def condition_score(condition: str, label: str) -> float:
     """Share of the condition's words found in an indication label (diacritics folded)."""
     stop = {"dieu", "tri", "cat", "bi", "benh", "nguoi", "cho", "va", "cua", "do", "trong"}
@@ -71,7 +78,11 @@ def condition_score(condition: str, label: str) -> float:
     have = set(re.findall(r"[0-9a-z]+", fold(label)))
     if not want:
         return 0.0
-    return len(want & have) / len(want)
+    plain = len(want & have) / len(want)
+    specific = want - _GENERIC_CONDITION_WORDS
+    if not specific or specific == want:
+        return plain
+    return max(plain, len(specific & have) / len(specific)) if specific & have else min(plain, 0.49)
 
 
 def fits(band: Band, frame: QueryFrame, check_route: bool = True) -> bool:
@@ -147,12 +158,25 @@ def choose_bands(bands: list[Band], frame: QueryFrame) -> BandChoice:
         # The indication is chosen among the bands for this patient: "nhiễm khuẩn huyết" for an adult is not the
         # neonates' "Nhiễm khuẩn huyết sơ sinh" heading, even though those words match it best.
         # Ties go to the label with fewest other words: "tăng huyết áp" is "Tăng huyết áp:", not "Cơn tăng huyết áp:".
+        # For a child, among equally matching labels one printed for children beats one read with no group: the
+        # book labels every child's dose, and an unlabelled dose is an adult's ("Viêm não do HSV:" under a lost
+        # "Người lớn:") — a child gets "Viêm não - màng não HSV ... ở trẻ ...". Adults keep the closest label.
+        accepted_now = frame_populations(frame) or set()
+        if "nguoi_lon" in accepted_now:
+            accepted_now = set()
         scored = [
-            ((condition_score(frame.condition, b.indication), condition_score(b.indication, frame.condition)), b)
+            (
+                (
+                    condition_score(frame.condition, _indications(b)),
+                    1.0 if b.populations & accepted_now else 0.0,
+                    condition_score(b.indication, frame.condition),
+                ),
+                b,
+            )
             for b in fitting_any_route
             if b.indication
         ]
-        best = max((s for s, _ in scored), default=(0.0, 0.0))
+        best = max((s for s, _ in scored), default=(0.0, 0.0, 0.0))
         if best[0] >= 0.5:
             keep = {id(b) for s, b in scored if s == best}
             fitting_any_route = [b for b in fitting_any_route if id(b) in keep]
@@ -189,6 +213,12 @@ def choose_bands(bands: list[Band], frame: QueryFrame) -> BandChoice:
     return BandChoice(bands=chosen)
 
 
+def _indications(band: Band) -> str:
+    """Every indication heading above a band, outer first: "viêm tai" is found in "Nhiễm vi khuẩn nhạy cảm ở tai,
+    mũi, họng ..." even when the band's own heading is "Nhiễm khuẩn nhẹ, vừa:"."""
+    return " ".join(lv.label for lv in band.levels("indication"))
+
+
 def _route_families(routes: list[str]) -> set[str]:
     return {"iv" if r in IV_FAMILY else r for r in routes}
 
@@ -202,6 +232,8 @@ def band_title(band: Band) -> str:
         if lv.kind == "population" and not own_names_group:
             parts.append(lv.label)
         elif lv.kind in ("indication", "organ"):
+            if lv.attrs.populations and band.populations and not (lv.attrs.populations & band.populations):
+                continue  # "Nhiễm khuẩn huyết sơ sinh" above a lost heading never titles "Trẻ 1 tháng – 18 tuổi"
             parts.append(lv.label)
     if own:
         parts.append(own)

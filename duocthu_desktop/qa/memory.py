@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
+from duocthu_desktop.qa.band_labels import ADULT_AGE
 from duocthu_desktop.qa.frame import QueryFrame
 from duocthu_desktop.qa.sqlite_file import SqliteFile
 
@@ -128,6 +129,30 @@ def is_follow_up(new: QueryFrame, prior: Remembered) -> bool:
     return has_drug or new.section_key is not None or any(getattr(new, f) is not None for f in _FACT_FIELDS)
 
 
+_ADULT_GROUPS = ("nguoi_lon", "nguoi_cao_tuoi", "mang_thai", "cho_con_bu")
+
+
+def _drop_contradicted_group(merged: QueryFrame, new: QueryFrame) -> None:
+    """A follow-up that changes the patient ("còn nếu bé 10 tuổi thì sao?" after an adult's question, "còn người
+    lớn?" after a child's) replaces the earlier group, age and weight instead of keeping a group the new facts
+    contradict: an adult's dose must never be chosen for a child because the first turn said "người lớn"."""
+    new_age = new.age_years
+    if new_age is not None and new.population is None and merged.population is not None:
+        child_now = new_age < ADULT_AGE
+        if child_now == (merged.population in _ADULT_GROUPS) or (
+            not child_now and merged.population in ("tre_em", "so_sinh")
+        ):
+            merged.population = None
+            merged.weight_kg = merged.weight_text = None  # the earlier patient's weight, not this one's
+    if new.population in _ADULT_GROUPS and new.age_years is None and merged.age_years is not None:
+        if merged.age_years < ADULT_AGE:
+            merged.age_years = merged.age_text = merged.weight_kg = merged.weight_text = None
+            merged.gestational_weeks = None
+    if new.population in ("tre_em", "so_sinh") and new.age_years is None and merged.age_years is not None:
+        if merged.age_years >= ADULT_AGE:
+            merged.age_years = merged.age_text = merged.weight_kg = merged.weight_text = None
+
+
 def merge(prior: QueryFrame, new: QueryFrame) -> QueryFrame:
     """One self-contained frame: the earlier question with what the new turn adds or changes."""
     merged = prior.model_copy(deep=True)
@@ -143,6 +168,7 @@ def merge(prior: QueryFrame, new: QueryFrame) -> QueryFrame:
     if new.section_key is not None:
         merged.section_key = new.section_key
         merged.whole_section = new.whole_section
+    _drop_contradicted_group(merged, new)
     for name in _FACT_FIELDS:
         value = getattr(new, name)
         if value is not None:
