@@ -50,6 +50,10 @@ def _check_grounded(answer: EngineAnswer, chunks: list[Chunk]) -> None:
                 assert citation.physical_page in chunk.physical_pages
 
 
+# The patient of the issue's own example: "Liều paracetamol cho bé 5 tuổi nặng 18 kg", by mouth.
+CHILD_5Y_18KG_ORAL = {"population": "tre_em", "age_years": 5, "weight_kg": 18, "route": "uong"}
+
+
 def _dose(chunks, monographs, drug, **frame) -> EngineAnswer:
     answer = ENGINE.answer_section(
         QueryFrame(turn_type="dosing", section_key="lieu_luong_cach_dung", **frame),
@@ -99,15 +103,7 @@ def test_dose_paracetamol_adult_oral(sample_chunks, sample_monographs) -> None:
 
 
 def test_dose_paracetamol_child_five_years_oral(sample_chunks, sample_monographs) -> None:
-    a = _dose(
-        sample_chunks,
-        sample_monographs,
-        "paracetamol",
-        population="tre_em",
-        age_years=5,
-        weight_kg=18,
-        route="uong",
-    )
+    a = _dose(sample_chunks, sample_monographs, "paracetamol", **CHILD_5Y_18KG_ORAL)
     assert "240 mg" in _claims(a) and "480 - 750 mg" not in _claims(a)
     block = next(b for b in a.blocks if any(c.text == "Trẻ em 4 - 6 tuổi: 240 mg" for c in b.claims))
     assert "Trẻ em 4 - 6 tuổi" in block.title and "(uống)" in block.title
@@ -116,15 +112,7 @@ def test_dose_paracetamol_child_five_years_oral(sample_chunks, sample_monographs
 def test_dose_cites_the_page_the_quote_sits_on(sample_chunks, sample_monographs) -> None:
     chunk = next(c for c in sample_chunks if c.chunk_id == "paracetamol__lieu_luong_cach_dung__0")
     assert len(chunk.physical_pages) == 2  # this chunk runs over a page break
-    a = _dose(
-        sample_chunks,
-        sample_monographs,
-        "paracetamol",
-        population="tre_em",
-        age_years=5,
-        weight_kg=18,
-        route="uong",
-    )
+    a = _dose(sample_chunks, sample_monographs, "paracetamol", **CHILD_5Y_18KG_ORAL)
     for citation in a.citations:
         if citation.chunk_id == chunk.chunk_id:
             offset = chunk.text.index(citation.quote)

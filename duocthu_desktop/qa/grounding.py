@@ -14,7 +14,8 @@ from duocthu_desktop.payload import Block, Citation, Reason
 from duocthu_desktop.qa.engine_types import GroundingFailure
 from duocthu_desktop.text import squash_spaces
 
-_MARKER = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+# A citation marker inside a claim's text: "[1]", "[1, 3]", "[2; 4]".
+CITATION_MARKER = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 # A number as printed: digits with "," or "." groups ("7,5", "1.500"), space-grouped thousands ("1 000"),
 # and fractions ("1/1 000").
 _NUMBER = re.compile(
@@ -38,7 +39,7 @@ def split_at_markers(text: str, default: list[int]) -> list[tuple[str, list[int]
     """(piece, cited indices): text before a marker is bound to that marker; trailing text to `default`."""
     pieces: list[tuple[str, list[int]]] = []
     pos = 0
-    for m in _MARKER.finditer(text):
+    for m in CITATION_MARKER.finditer(text):
         indices = [int(x) for x in re.split(r"\s*[,;]\s*", m.group(1))]
         pieces.append((text[pos : m.start()], indices))
         pos = m.end()

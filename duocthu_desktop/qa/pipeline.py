@@ -248,9 +248,6 @@ class Assistant:
         )
 
 
-_MARKER = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
-
-
 def _combine(answers: list[EngineAnswer]) -> EngineAnswer:
     """Several drugs' answers as one: a clarify first (it must be settled), else every answer found, citations
     renumbered; when none was found, the first drug's reason."""
@@ -296,7 +293,7 @@ def _renumber(text: str, mapping: dict[int, int]) -> str:
         indices = [int(i) for i in re.split(r"\s*[,;]\s*", m.group(1))]
         return "[" + ", ".join(str(mapping.get(i, i)) for i in indices) + "]"
 
-    return _MARKER.sub(one, text)
+    return grounding.CITATION_MARKER.sub(one, text)
 
 
 def _abstain(reason: Reason) -> EngineAnswer:

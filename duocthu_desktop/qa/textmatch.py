@@ -12,14 +12,12 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from duocthu_desktop.text import fold
-
-_SPACES = re.compile(r"\s+")
+from duocthu_desktop.text import fold, squash_spaces
 
 
 def normalize(text: str) -> str:
     """NFC, lower case, single spaces."""
-    return _SPACES.sub(" ", unicodedata.normalize("NFC", text)).strip().lower()
+    return squash_spaces(unicodedata.normalize("NFC", text)).lower()
 
 
 def has_diacritics(text: str) -> bool:
