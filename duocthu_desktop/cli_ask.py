@@ -1,6 +1,7 @@
 """`duocthu-ask`: one question, the answer payload as JSON on stdout (CONTRACT "Command lines").
 
-Exit 0 for any answer, abstentions included; 2 when there is no usable index to ask.
+Exit 0 for any answer, abstentions included; 2 when there is no usable index to ask. A question whose bytes are
+not valid UTF-8 is asked with the bad bytes replaced (U+FFFD), never left to crash a later write.
 """
 
 from __future__ import annotations
@@ -35,15 +36,41 @@ def open_assistant(args: argparse.Namespace):
     return Assistant.open(settings, engine_name=args.engine or settings.engine)
 
 
+def clean_arg(text: str | None) -> str | None:
+    """An argument as valid text: bytes the OS could not decode (kept by Python as lone surrogates) become U+FFFD."""
+    if text is None:
+        return None
+    if not any("\ud800" <= ch <= "\udfff" for ch in text):
+        return text
+    try:  # undo surrogateescape (the valid UTF-8 around the bad bytes comes back), replace the rest
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def write_payload(payload) -> None:
+    """The payload as UTF-8 JSON on stdout, whatever the terminal's encoding."""
+    data = (payload.model_dump_json(indent=1) + "\n").encode("utf-8")
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (tests capture stdout this way)
+        sys.stdout.write(data.decode("utf-8"))
+    else:
+        sys.stdout.flush()
+        buffer.write(data)
+        buffer.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.question = clean_arg(args.question)
+    args.conversation = clean_arg(args.conversation)
     try:
         assistant = open_assistant(args)
+        payload = assistant.ask(args.question, conversation_id=args.conversation)
     except DuocthuError as err:
         print(f"duocthu-ask: {err}", file=sys.stderr)
         return 2
-    payload = assistant.ask(args.question, conversation_id=args.conversation)
-    sys.stdout.write(payload.model_dump_json(indent=1) + "\n")
+    write_payload(payload)
     return 0
 
 

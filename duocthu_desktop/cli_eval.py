@@ -3,6 +3,10 @@
 Each case is one conversation. `expect` is checked on the last turn, `expect_turns` on the earlier ones, and
 every turn of every case must also carry the disclaimer, cite every claim, copy every number of a claim from the
 evidence it cites, and cite printed pages the page map knows (CONTRACT "Eval files"). Exit 0 always.
+
+Beyond the CONTRACT's fields: `forbid` also reads every block's title (a wrong group label must not head the answer),
+`warning_first` lists phrases the first block must hold, that block being a warning (the patient's contraindication
+stated before any dose), and a case's optional `category` is counted in the totals' `by_category`.
 """
 
 from __future__ import annotations
@@ -38,6 +42,24 @@ def claims_text(payload: AnswerPayload) -> str:
     return "\n".join(claim.text for block in payload.blocks for claim in block.claims)
 
 
+def titles_text(payload: AnswerPayload) -> str:
+    return "\n".join(block.title for block in payload.blocks)
+
+
+def check_warning_first(payload: AnswerPayload, phrases: list[str], check: TurnCheck, label: str) -> None:
+    """The first block is a warning and states each phrase (title or claims, ignoring case)."""
+    if not payload.blocks:
+        check.failures.append(f"{label}: no blocks, expected a warning first stating {phrases}")
+        return
+    first = payload.blocks[0]
+    if first.kind != "warning":
+        check.failures.append(f"{label}: first block is {first.kind!r} ({first.title[:60]!r}), expected a warning")
+    stated = (first.title + "\n" + "\n".join(claim.text for claim in first.claims)).lower()
+    for phrase in phrases:
+        if phrase.lower() not in stated:
+            check.failures.append(f"{label}: first block does not state {phrase!r}")
+
+
 def check_expect(payload: AnswerPayload, expect: dict, check: TurnCheck, label: str) -> None:
     """Every `expect` field of the CONTRACT."""
     claims = claims_text(payload)
@@ -62,7 +84,7 @@ def check_expect(payload: AnswerPayload, expect: dict, check: TurnCheck, label: 
     for text in expect.get("text", []):
         if text.lower() not in searchable:
             check.failures.append(f"{label}: text {text!r} not in the claims or message")
-    shown = (claims + "\n" + payload.message + "\n" + "\n".join(payload.quick_replies)).lower()
+    shown = "\n".join([claims, titles_text(payload), payload.message, *payload.quick_replies]).lower()
     for text in expect.get("forbid", []):
         if text.lower() in shown:
             check.forbidden_hits += 1
@@ -71,6 +93,8 @@ def check_expect(payload: AnswerPayload, expect: dict, check: TurnCheck, label: 
     for wanted in expect.get("quick_replies", []):
         if not any(wanted.lower() in r for r in replies):
             check.failures.append(f"{label}: no quick reply matching {wanted!r} (got {payload.quick_replies})")
+    if "warning_first" in expect:
+        check_warning_first(payload, expect["warning_first"], check, label)
 
 
 def check_turn(payload: AnswerPayload, chunk_texts: dict[str, str], printed_pages: set[int], check: TurnCheck,
@@ -130,6 +154,7 @@ def run_eval(assistant, cases: list[dict], index_dir: Path | None) -> dict:
     seconds: list[float] = []
     results = []
     totals = {"cases": len(cases), "passed": 0, "ungrounded_numbers": 0, "forbidden_hits": 0, "uncited_claims": 0}
+    by_category: dict[str, dict[str, int]] = {}
     for case in cases:
         result, check = run_case(assistant, case, chunk_texts, printed_pages, seconds)
         results.append(result)
@@ -137,6 +162,12 @@ def run_eval(assistant, cases: list[dict], index_dir: Path | None) -> dict:
         totals["ungrounded_numbers"] += check.ungrounded_numbers
         totals["forbidden_hits"] += check.forbidden_hits
         totals["uncited_claims"] += check.uncited_claims
+        if case.get("category"):
+            counts = by_category.setdefault(case["category"], {"cases": 0, "passed": 0})
+            counts["cases"] += 1
+            counts["passed"] += int(result["passed"])
+    if by_category:
+        totals["by_category"] = dict(sorted(by_category.items()))
     totals["seconds_per_turn"] = {
         "median": round(statistics.median(seconds), 4) if seconds else 0.0,
         "max": round(max(seconds), 4) if seconds else 0.0,

@@ -15,6 +15,11 @@ DISCLAIMER = (
 
 NOT_SAFE = "Điều này KHÔNG có nghĩa là an toàn khi phối hợp."
 NO_INFERENCE = "Không suy ra thuốc là phù hợp/an toàn."
+# An index that fails while a turn reads it (reason provider_unavailable): an outage, not a gap in the book.
+INDEX_UNAVAILABLE = (
+    "Không đọc được chỉ mục tra cứu Dược thư (sự cố kỹ thuật, không phải Dược thư thiếu dữ liệu). "
+    "Hãy thử lại; nếu vẫn lỗi, cần dựng lại chỉ mục bằng `duocthu-ingest build`."
+)
 GREETING = (
     "Xin chào! Tôi tra cứu Dược thư Quốc gia Việt Nam 2018. Hãy hỏi về liều dùng, chỉ định, chống chỉ định, "
     "tương tác, thời kỳ mang thai/cho con bú, bảo quản... của một thuốc; mọi câu trả lời đều trích trang sách."
@@ -35,7 +40,7 @@ MESSAGES: dict[Reason, str] = {
     Reason.OUT_OF_SCOPE: "Câu hỏi nằm ngoài phạm vi: ứng dụng chỉ tra cứu thông tin thuốc dùng cho người theo Dược thư Quốc gia Việt Nam 2018.",
     Reason.DRUG_NOT_IN_FORMULARY: "Không có chuyên luận cho thuốc này trong Dược thư đang dùng: {names}.",
     Reason.UNSUPPORTED_REVERSE_RELATION: "Ứng dụng không trả lời câu hỏi dạng \"thuốc nào gây ra ...\": Dược thư không được sắp xếp để liệt kê đầy đủ như vậy, và một danh sách thiếu có thể gây hiểu lầm.",
-    Reason.NO_INTERACTION_EVIDENCE: "Không tìm thấy tương tác giữa {names} trong mục Tương tác thuốc của từng thuốc. " + NOT_SAFE,
+    Reason.NO_INTERACTION_EVIDENCE: "Không tìm thấy tương tác giữa {names} trong các mục Chống chỉ định, Tương tác thuốc và Thận trọng của từng thuốc. " + NOT_SAFE,
     Reason.CLARIFY_LOOP_EXHAUSTED: "Chưa đủ thông tin sau nhiều lần hỏi lại. Xin đặt lại câu hỏi đầy đủ: tên thuốc, điều cần biết và đối tượng dùng.",
     Reason.MISSING_PROVENANCE: "Không thể trả lời: đoạn trích tìm được thiếu thông tin trang sách nên không thể trích dẫn.",
     Reason.PARENT_HYDRATION_FAILED: "Không tìm thấy mục tương ứng trong chuyên luận của thuốc này trong chỉ mục.",

@@ -6,11 +6,14 @@ Folders come from platformdirs so the app behaves like any desktop program; ever
 from __future__ import annotations
 
 import json
+import logging
 import os
 from pathlib import Path
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+log = logging.getLogger(__name__)
 
 APP_NAME = "duocthu"
 
@@ -20,6 +23,7 @@ ENV_MODELS_DIR = "DUOCTHU_MODELS_DIR"  # where assembled model folders live
 ENV_DATA_DIR = "DUOCTHU_DATA_DIR"  # conversations and traces
 ENV_CACHE_DIR = "DUOCTHU_CACHE_DIR"  # embedding cache and other rebuildable things
 ENV_CHROMA_URL = "DUOCTHU_CHROMA_URL"  # server mode: http://host:port of a Chroma server
+ENV_CONFIG_DIR = "DUOCTHU_CONFIG_DIR"  # where settings.json lives
 
 
 def cache_dir() -> Path:
@@ -35,7 +39,7 @@ def models_dir() -> Path:
 
 
 def settings_file() -> Path:
-    return Path(platformdirs.user_config_dir(APP_NAME)) / "settings.json"
+    return Path(os.environ.get(ENV_CONFIG_DIR) or platformdirs.user_config_dir(APP_NAME)) / "settings.json"
 
 
 class Settings(BaseModel):
@@ -53,13 +57,7 @@ class Settings(BaseModel):
     @classmethod
     def load(cls, index: str | Path | None = None, model: str | Path | None = None, **overrides) -> Settings:
         """Saved settings < environment < explicit arguments."""
-        values: dict = {}
-        path = settings_file()
-        if path.exists():
-            try:
-                values.update(json.loads(path.read_text(encoding="utf-8")))
-            except (OSError, ValueError):
-                values = {}
+        values: dict = cls.read_saved(settings_file())
         if os.environ.get(ENV_INDEX):
             values["index_dir"] = os.environ[ENV_INDEX]
         if os.environ.get(ENV_MODEL):
@@ -72,6 +70,34 @@ class Settings(BaseModel):
             values["gguf_model"] = model
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls.model_validate(values)
+
+    @classmethod
+    def read_saved(cls, path: Path) -> dict:
+        """The usable values of a saved settings file. A file that cannot be read or is not a JSON object is
+        ignored, an unknown key dropped and a value of the wrong type left at its default, each with a warning:
+        a damaged settings file never stops the app from starting."""
+        try:
+            if not path.is_file():
+                return {}
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            log.warning("settings file %s ignored: unreadable (%s)", path, type(err).__name__)
+            return {}
+        if not isinstance(raw, dict):
+            log.warning("settings file %s ignored: not a JSON object", path)
+            return {}
+        values: dict = {}
+        for key, value in raw.items():
+            if key not in cls.model_fields:
+                log.warning("settings file %s: unknown key %r dropped", path, key)
+                continue
+            try:
+                cls.model_validate({key: value})
+            except ValidationError:
+                log.warning("settings file %s: bad value for %r, default used", path, key)
+                continue
+            values[key] = value
+        return values
 
     def save(self) -> None:
         from duocthu_desktop import atomic

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 from duocthu_desktop import artifacts
+from duocthu_desktop.dosage.parser import read_book
+from duocthu_desktop.dosage.rows import DOSING_FILE, read_dosing
 from duocthu_desktop.errors import DuocthuError, InputRefused
 
 
@@ -27,10 +29,12 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--no-embed", action="store_true", help="skip the embedding index")
     c = sub.add_parser("check", help="print the named gates of a built folder; exit 0 only if all are 0")
     c.add_argument("dir", type=Path)
-    i = sub.add_parser("inspect", help="print one monograph's (or section's) chunks as JSON lines")
+    i = sub.add_parser("inspect", help="print one monograph's chunks, one section's, or its dose statements")
     i.add_argument("dir", type=Path)
     i.add_argument("--drug", required=True)
-    i.add_argument("--section")
+    what = i.add_mutually_exclusive_group()
+    what.add_argument("--section")
+    what.add_argument("--dosing", action="store_true", help="the dose statements read from its dosage section")
     return p
 
 
@@ -85,12 +89,27 @@ def _inspect(args: argparse.Namespace) -> int:
     mine = [c for c in chunks if c.drug_id == args.drug]
     if not mine:
         raise InputRefused(f"unknown drug id {args.drug!r}; see monographs.jsonl for the ids in {folder}")
+    if args.dosing:
+        return _inspect_dosing(folder, args.drug)
     if args.section:
         mine = [c for c in mine if c.section_key == args.section]
         if not mine:
             raise InputRefused(f"{args.drug} has no section {args.section!r}")
     for c in mine:
         print(c.model_dump_json())
+    return 0
+
+
+def _inspect_dosing(folder: Path, drug_id: str) -> int:
+    """One drug's rows of dosing.jsonl; read from the chunks when an older build has no dosing.jsonl."""
+    path = folder / DOSING_FILE
+    try:
+        rows = read_dosing(path) if path.exists() else read_book(artifacts.read_chunks(folder / artifacts.CHUNKS_FILE))
+    except (OSError, ValueError) as exc:
+        raise InputRefused(f"{path}: unreadable ({exc}); run duocthu-ingest build") from exc
+    for row in rows:
+        if row.drug_id == drug_id:
+            print(row.model_dump_json())
     return 0
 
 

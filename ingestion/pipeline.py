@@ -18,6 +18,8 @@ import pymupdf
 from duocthu_desktop import artifacts
 from duocthu_desktop.artifacts import Chunk, Monograph, PageEntry, PageMap, Report
 from duocthu_desktop.atomic import staged_dir
+from duocthu_desktop.dosage.parser import read_book
+from duocthu_desktop.dosage.rows import DOSING_FILE, write_dosing
 from duocthu_desktop.errors import DuocthuError, InputRefused
 from ingestion import gates
 from ingestion.assemble import build_monograph, pages_of
@@ -211,6 +213,7 @@ def write_artifacts(result: BuildResult, folder: Path) -> None:
     folder = Path(folder)
     artifacts.write_jsonl(folder / artifacts.MONOGRAPHS_FILE, result.monographs)
     artifacts.write_chunks(folder / artifacts.CHUNKS_FILE, result.chunks)
+    write_dosing(folder / DOSING_FILE, read_book(result.chunks))
     artifacts.write_model(folder / artifacts.PAGES_FILE, result.pages)
     artifacts.write_model(folder / artifacts.REPORT_FILE, result.report)
 

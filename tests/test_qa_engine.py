@@ -106,7 +106,8 @@ def test_dose_paracetamol_child_five_years_oral(sample_chunks, sample_monographs
     a = _dose(sample_chunks, sample_monographs, "paracetamol", **CHILD_5Y_18KG_ORAL)
     assert "240 mg" in _claims(a) and "480 - 750 mg" not in _claims(a)
     block = next(b for b in a.blocks if any(c.text == "Trẻ em 4 - 6 tuổi: 240 mg" for c in b.claims))
-    assert "Trẻ em 4 - 6 tuổi" in block.title and "(uống)" in block.title
+    # the title is composed from the row's typed fields: the group and the route; the band is in the claim
+    assert "Trẻ em" in block.title and "uống" in block.title and "Người lớn" not in block.title
 
 
 def test_dose_cites_the_page_the_quote_sits_on(sample_chunks, sample_monographs) -> None:
@@ -147,20 +148,26 @@ def test_dose_diazepam_rectal_status_epilepticus(sample_chunks, sample_monograph
     assert "500 microgam/kg" in _claims(a)
 
 
-def test_dose_no_band_fits_says_so_and_shows_bands(sample_chunks, sample_monographs) -> None:
+def test_dose_for_a_route_the_book_does_not_give_says_so_and_offers_its_routes(sample_chunks, sample_monographs):
+    # Paracetamol's dosage section gives oral, rectal and IV-infusion doses; no intramuscular dose.
     a = _dose(sample_chunks, sample_monographs, "paracetamol", population="nguoi_lon", route="tiem_bap")
-    assert a.decision == "answerable" and "Không có mức liều nào" in a.message and len(a.blocks) > 5
+    assert (a.decision, a.reason) == ("clarify", "missing_route") and not a.blocks
+    assert "không ghi liều" in a.message and "tiêm bắp" in a.message
+    assert {"Uống", "Đặt trực tràng", "Truyền tĩnh mạch"} <= set(a.quick_replies)
 
 
-def test_dose_with_table_part_is_verify_pdf(sample_chunks, sample_monographs) -> None:
-    a = _dose(
-        sample_chunks,
-        sample_monographs,
-        "vancomycin",
-        population="nguoi_lon",
-        route="truyen_tinh_mach",
-        question="Liều vancomycin cho người lớn",
-    )
+def test_dose_with_table_part_is_verify_pdf_only_when_the_table_fits(sample_chunks, sample_monographs) -> None:
+    # Vancomycin's renal dose table (quarantined) is for patients with renal impairment.
+    normal = _dose(sample_chunks, sample_monographs, "vancomycin", population="nguoi_lon",
+                   route="truyen_tinh_mach", question="Liều vancomycin cho người lớn")
+    assert normal.decision == "answerable" and "500 mg, cứ 6 giờ một lần" in _claims(normal)
+    assert not any(c.chunk_id.endswith("__block__t2") for c in normal.citations)
+
+
+@pytest.mark.xfail(strict=True, reason="vancomycin's renal table is not yet chosen for a Clcr (left in the note)")
+def test_dose_with_a_clcr_sends_the_renal_table_to_the_pdf(sample_chunks, sample_monographs) -> None:
+    a = _dose(sample_chunks, sample_monographs, "vancomycin", population="nguoi_lon", route="truyen_tinh_mach",
+              clcr=40, question="Liều vancomycin cho người lớn Clcr 40")
     assert (a.decision, a.reason) == ("verify_pdf", "quarantined_evidence")
     assert any(c.chunk_id.endswith("__block__t2") for c in a.citations)  # the table is still quoted and cited
 

@@ -1,7 +1,6 @@
 """Rules added in the second hidden-like round, each checked on the sample book's real chunks or words.
 
-Bands: a new heading ends the group a previous sentence opened; a heading naming one group leaves another group's
-headings; a bare "người suy giảm chức năng thận" line opens the renal part. Understanding: pregnancy and lactation
+(The dose-band rules of this round now live in tests/test_dosage_fit.py.) Understanding: pregnancy and lactation
 in other words, strengths, ADR handling, regulatory words, "thuốc chữa X", cosmetics/legal out of scope. Catalog: a
 drug's class words include the book's other wordings of its class.
 """
@@ -10,68 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.qa import extractors, scope
-from duocthu_desktop.qa.bands import Band, choose_bands, cut_bands
 from duocthu_desktop.qa.catalog import Catalog
-from duocthu_desktop.qa.frame import QueryFrame
 from duocthu_desktop.qa.router import route_section
 from duocthu_desktop.qa.textmatch import Text
 from duocthu_desktop.qa.understanding import understand
-
-
-def _bands(chunks: list[Chunk], drug: str) -> list[Band]:
-    part = sorted(
-        (c for c in chunks if c.drug_id == drug and c.section_key == "lieu_luong_cach_dung"),
-        key=lambda c: c.part_index,
-    )
-    return cut_bands(part)
-
-
-# ---- bands --------------------------------------------------------------------------------------------------
-
-
-@pytest.mark.integration
-def test_route_label_ends_the_group_of_the_sentence_before(sample_chunks: list[Chunk]) -> None:
-    # "Uống: Người lớn 2 mg/lần ...; trẻ em trên 6 tháng tuổi dùng tới 10 mg/ngày. Dung dịch trực tràng: 500 ..."
-    rectal = [b for b in _bands(sample_chunks, "diazepam") if b.text.startswith("Dung dịch trực tràng: 500")]
-    assert rectal and all("tre_em" not in b.populations for b in rectal)
-
-
-@pytest.mark.integration
-def test_several_routes_in_one_indication_ask_for_the_route(sample_chunks: list[Chunk]) -> None:
-    frame = QueryFrame(turn_type="dosing", population="nguoi_lon", condition="lo âu nặng")
-    choice = choose_bands(_bands(sample_chunks, "diazepam"), frame)
-    assert {"uong", "truc_trang"} <= set(choice.missing_route)
-    oral = choose_bands(_bands(sample_chunks, "diazepam"), frame.model_copy(update={"route": "uong"}))
-    text = "\n".join(b.text for b in oral.bands)
-    assert "2 mg/lần, 3 lần/ngày" in text and "500 microgam/kg" not in text
-
-
-@pytest.mark.integration
-def test_adult_heading_leaves_the_childrens_headings(sample_chunks: list[Chunk]) -> None:
-    bands = _bands(sample_chunks, "ciprofloxacin")
-    adult = [b for b in bands if "Người lớn (khuyến cáo" in (b.indication or "") or any(
-        "Người lớn (khuyến cáo" in lv.label for lv in b.context
-    )]
-    assert adult
-    for band in adult:
-        assert all("trẻ em" not in lv.label.lower() for lv in band.context), band.context
-        assert band.populations == {"nguoi_lon"}
-    frame = QueryFrame(
-        turn_type="dosing", population="nguoi_lon", route="uong",
-        condition="viêm bàng quang cấp không biến chứng",
-    )
-    text = "\n".join(b.text for b in choose_bands(bands, frame).bands)
-    assert "250 mg/lần" in text and "20 mg/kg" not in text
-
-
-@pytest.mark.integration
-def test_bare_renal_heading_ends_the_neonates_label(sample_chunks: list[Chunk]) -> None:
-    bands = _bands(sample_chunks, "vancomycin")
-    oral = [b for b in bands if "0,5 - 2 g" in b.text]
-    assert oral and all("so_sinh" not in b.populations for b in oral)
-
 
 # ---- understanding ------------------------------------------------------------------------------------------
 

@@ -10,11 +10,22 @@ neither are the class words the book uses ("NSAID", "aminoglycosid"): those are 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from duocthu_desktop.artifacts import Chunk, Monograph
+from duocthu_desktop.qa.lexicon import (
+    CLASS_SYNONYMS,
+    CLASS_WORDS,
+    DRUG_SUFFIXES,
+    FORM_SUFFIXES,
+    NOT_DRUG_WORDS,
+)
+from duocthu_desktop.qa.textmatch import has_diacritics
 from duocthu_desktop.text import fold
+
+__all__ = ["CLASS_SYNONYMS", "CLASS_WORDS", "NOT_DRUG_WORDS", "Catalog", "DrugMatch", "Name", "Resolution"]
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _PAREN = re.compile(r"\(([^)]*)\)")
@@ -28,48 +39,11 @@ _VI_SYLLABLE = re.compile(
     r"(?:ch|ng|nh|[cmnpt])?$"
 )
 
-# Pharmacological classes the book names in interaction and caution sections. Not drugs.
-CLASS_WORDS: tuple[str, ...] = (
-    "nsaid", "nsaids", "aine", "thuốc chống viêm không steroid", "salicylat", "aminoglycosid", "cephalosporin",
-    "penicilin", "penicillin", "carbapenem", "macrolid", "quinolon", "fluoroquinolon", "tetracyclin", "sulfonamid",
-    "sulfonylure", "sulfonylurea", "sulphonylure", "biguanid", "thiazid", "benzodiazepin", "barbiturat", "corticosteroid",
-    "glucocorticoid", "nitrat", "statin", "imao", "ssri", "opioid", "opiat", "estrogen", "androgen", "antacid",
-    "thuốc chống đông", "thuốc chống đông máu", "thuốc kháng acid", "thuốc lợi tiểu", "thuốc ức chế bơm proton",
-    "thuốc ức chế men chuyển", "thuốc chẹn beta", "thuốc chẹn kênh calci", "kháng sinh", "thuốc chống động kinh",
-    "thuốc chống trầm cảm", "thuốc an thần", "thuốc ngủ", "thuốc giảm đau", "thuốc hạ đường huyết",
-    "thuốc chống kết tập tiểu cầu", "thuốc tiêu huyết khối",
-)
-
-# Class words the book writes in more than one way: asking about one finds statements worded with another.
-CLASS_SYNONYMS: tuple[tuple[str, ...], ...] = (
-    ("NSAID", "NSAIDs", "AINS", "thuốc chống viêm không steroid", "chống viêm không steroid"),
-    ("thuốc chống đông", "thuốc chống đông máu", "thuốc uống chống đông máu", "kháng vitamin K"),
-    ("thuốc ức chế bơm proton", "PPI"),
-    ("thuốc ức chế men chuyển", "ức chế enzym chuyển", "ACE"),
-    ("thuốc lợi tiểu", "lợi tiểu"),
-    ("sulfonylure", "sulfonylurea", "sulphonylurê", "sulfonylurê"),
-    ("thuốc chẹn beta", "chẹn beta", "thuốc chẹn beta-adrenergic"),
-    ("thuốc chẹn kênh calci", "chẹn kênh calci", "đối kháng kênh calci"),
-    ("aminoglycosid", "kháng sinh aminoglycosid"),
-    ("quinolon", "fluoroquinolon"),
-)
-
-# Words shaped like drug names that are not drugs (units, lab values, organisms, ordinary loanwords).
-NOT_DRUG_WORDS: frozenset[str] = frozenset(
-    {
-        "creatinin", "creatinine", "protein", "enzym", "enzyme", "hormon", "hormone", "glucose", "lactat", "lactic",
-        "transaminase", "amylase", "lipase", "urat", "oxalat", "bicarbonat", "electrolyt",
-        "histamin", "serotonin", "dopamin", "cholesterol", "triglycerid", "hemoglobin", "albumin", "bilirubin",
-        "staphylococcus", "streptococcus", "aureus", "enterococci", "enterococcus", "pneumoniae", "coli",
-        "python", "iphone", "internet", "online", "cyclooxygenase", "prostaglandin", "thrombin", "fibrin",
-        "microgam", "miligam", "gam", "kilogam", "lit", "mililit", "phut", "clcr", "egfr", "inr", "atc", "mic",
-        "adr", "ml", "mg", "kg", "gram", "liposom", "plasmin", "heparin_like", "peptid", "glycosid",
-    }
-)
-_DRUG_SUFFIXES: tuple[str, ...] = (
-    "ol", "in", "ine", "id", "ide", "il", "an", "at", "ate", "on", "one", "em", "ex", "ix", "ax", "ox", "am",
-    "um", "mab", "nib", "vir", "pril", "tan", "tide", "ast", "zole", "azol", "fen", "yl", "ac", "en", "rin",
-)
+_DRUG_SUFFIXES = DRUG_SUFFIXES
+_FORM_SUFFIXES = FORM_SUFFIXES
+PREFIX_MIN_LETTERS = 4
+# A word the book uses in this many monographs is an ordinary word, never a brand or a name's prefix.
+COMMON_WORD_SPREAD = 3
 
 
 def is_vietnamese_word(token: str) -> bool:
@@ -80,12 +54,22 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(fold(text))
 
 
+def spelled_tokens(text: str) -> list[tuple[str, str]]:
+    """(folded, as written in lower case) for every name token of `text`: "Gần đây" -> [("gan", "gần"), ...]."""
+    text = unicodedata.normalize("NFC", text)
+    folded = fold(text)
+    if len(folded) != len(text):
+        folded = "".join(fold(ch)[:1] or ch for ch in text)
+    return [(m.group(0), text[m.start() : m.end()].lower()) for m in _TOKEN.finditer(folded)]
+
+
 @dataclass(frozen=True)
 class Name:
     drug_id: str
     text: str  # as the book prints it
     kind: str  # title | paren | inn | trade
     tokens: tuple[str, ...]
+    spelled: tuple[str, ...] = ()  # the tokens as the book writes them (lower case, with diacritics)
 
 
 @dataclass(frozen=True)
@@ -96,6 +80,11 @@ class DrugMatch:
     start: int  # token positions in the question
     end: int
     typo: bool = False
+    prefix: bool = False  # the person typed the start of the name ("cipro")
+
+    @property
+    def via_trade_name(self) -> bool:
+        return self.name.kind == "trade"
 
 
 @dataclass
@@ -111,6 +100,16 @@ class Resolution:
             if m.drug_id not in seen:
                 seen.append(m.drug_id)
         return seen
+
+    @property
+    def via_trade_name(self) -> dict[str, str]:
+        """drug_id -> the trade name typed, for drugs named in the question only by a trade name."""
+        out: dict[str, str] = {}
+        for drug_id in self.drug_ids:
+            matches = [m for m in self.matches if m.drug_id == drug_id]
+            if all(m.via_trade_name for m in matches):
+                out[drug_id] = matches[0].said
+        return out
 
 
 _KIND_RANK = {"title": 0, "inn": 1, "paren": 2, "trade": 3}
@@ -135,15 +134,29 @@ class Catalog:
         self._names: dict[tuple[str, ...], Name] = {}
         self._by_drug: dict[str, list[Name]] = defaultdict(list)
         self._classes_by_drug: dict[str, list[str]] = {}
-        word_spread = _word_spread(chunks)
+        self._word_spread = _word_spread(chunks)
         for mono in monographs:
             self._add_book_names(mono)
             self._classes_by_drug[mono.drug_id] = _class_words_of(mono)
+        self._book_names = {key: n for key, n in self._names.items()}  # titles, INNs, parentheticals
+        self._near_book_words = _deletion_index(
+            [key[0] for key in self._book_names if len(key) == 1 and len(key[0]) >= TYPO_MIN_LETTERS]
+        )
+        trades: dict[tuple[str, ...], dict[str, Name]] = defaultdict(dict)
         for chunk in chunks:
             if chunk.section_key == "ten_thuong_mai" and chunk.drug_id in self.monographs:
                 for trade in parse_trade_names(chunk.text):
-                    self._add_trade(chunk.drug_id, trade, word_spread)
+                    for name in self._trade_variants(chunk.drug_id, trade):
+                        trades[name.tokens].setdefault(name.drug_id, name)
+        for by_drug in trades.values():
+            if len(by_drug) == 1:  # a brand the book lists under two monographs proves neither
+                name = next(iter(by_drug.values()))
+                if not self._names_another_drug(name):
+                    self._add(name)
         self._single_long = [n for key, n in self._names.items() if len(key) == 1 and len(key[0]) >= TYPO_MIN_LETTERS]
+        self._prefix_heads: dict[str, list[Name]] = defaultdict(list)  # a book name's first token -> names
+        for key, name in self._book_names.items():
+            self._prefix_heads[key[0]].append(name)
         self._classes = sorted({tuple(tokens(c)) for c in CLASS_WORDS}, key=len, reverse=True)
 
     # ---- building ----------------------------------------------------------------------------
@@ -157,31 +170,55 @@ class Catalog:
         if name not in self._by_drug[name.drug_id]:
             self._by_drug[name.drug_id].append(name)
 
+    def _book_name(self, drug_id: str, text: str, kind: str) -> Name:
+        pairs = spelled_tokens(text)
+        return Name(drug_id, text, kind, tuple(f for f, _ in pairs), tuple(w for _, w in pairs))
+
     def _add_book_names(self, mono: Monograph) -> None:
         main = _PAREN.sub(" ", mono.title).strip()
-        self._add(Name(mono.drug_id, main.title() if main.isupper() else main, "title", tuple(tokens(main))))
+        self._add(self._book_name(mono.drug_id, main.title() if main.isupper() else main, "title"))
         for paren in _PAREN.findall(mono.title):
             toks = tuple(tokens(paren))
             if toks and not all(is_vietnamese_word(t) for t in toks):
-                self._add(Name(mono.drug_id, paren.strip(), "paren", toks))
+                self._add(self._book_name(mono.drug_id, paren.strip(), "paren"))
         if mono.inn:
             pieces = re.split(r"[;,]", _PAREN.sub(" ", mono.inn)) + _PAREN.findall(mono.inn)
             for inn in pieces:
                 inn = inn.strip(" .")
                 toks = tuple(tokens(inn))
                 if toks and not all(is_vietnamese_word(t) for t in toks):
-                    self._add(Name(mono.drug_id, inn, "inn", toks))
+                    self._add(self._book_name(mono.drug_id, inn, "inn"))
 
-    def _add_trade(self, drug_id: str, trade: str, word_spread: dict[str, int]) -> None:
-        toks = tuple(tokens(trade))
-        variants = {toks}
+    def _trade_variants(self, drug_id: str, trade: str) -> list[Name]:
+        """The trade name, and without its strength or form ("Agimfor 500" -> "Agimfor"), if plausible."""
+        pairs = spelled_tokens(trade)
+        variants = [pairs]
         # "Agimfor 500", "Glucophage XR", "Captogen Tab.": people say the brand without its strength or form.
-        while len(toks) > 1 and (toks[-1].isdigit() or toks[-1] in _FORM_SUFFIXES):
-            toks = toks[:-1]
-            variants.add(toks)
+        while len(pairs) > 1 and (pairs[-1][0].isdigit() or pairs[-1][0] in _FORM_SUFFIXES):
+            pairs = pairs[:-1]
+            variants.append(pairs)
+        out = []
         for variant in variants:
-            if _plausible_trade_name(variant, word_spread):
-                self._add(Name(drug_id, trade, "trade", variant))
+            toks = tuple(f for f, _ in variant)
+            if _plausible_trade_name(toks, self._word_spread):
+                out.append(Name(drug_id, trade, "trade", toks, tuple(w for _, w in variant)))
+        return out
+
+    def _names_another_drug(self, trade: Name) -> bool:
+        """A brand that is, or contains, or is one typo from, another drug's title/INN proves nothing."""
+        full = tuple(tokens(trade.text))
+        for i in range(len(full)):
+            for j in range(i + 1, min(len(full), i + MAX_NAME_TOKENS) + 1):
+                book = self._book_names.get(full[i:j])
+                if book is not None and book.drug_id != trade.drug_id:
+                    return True
+        if len(trade.tokens) == 1 and len(trade.tokens[0]) >= TYPO_MIN_LETTERS:
+            word = trade.tokens[0]
+            for near in {w for d in _deletions(word) for w in self._near_book_words.get(d, ())}:
+                book = self._book_names[(near,)]
+                if book.drug_id != trade.drug_id and _within_one_edit(word, near):
+                    return True
+        return False
 
     # ---- questions ---------------------------------------------------------------------------
 
@@ -214,18 +251,28 @@ class Catalog:
         return main.capitalize() if main.isupper() else main
 
     def resolve(self, text: str) -> Resolution:
-        """Drugs named in `text` (longest match first), class words, and drug-like words not in the formulary."""
+        """Drugs named in `text` (longest match first), class words, and drug-like words not in the formulary.
+
+        A word typed with diacritics must be spelled as the book spells the name; a plain word is read folded.
+        """
+        text = unicodedata.normalize("NFC", text)
+        pairs = spelled_tokens(text)
         folded = fold(text)
+        if len(folded) != len(text):
+            folded = "".join(fold(ch)[:1] or ch for ch in text)
         spans = [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(folded)]
         words = [s[0] for s in spans]
+        typed = [w for _, w in pairs]
         res = Resolution()
         i = 0
         while i < len(words):
-            found = self._match_at(words, i)
+            found = self._match_at(words, typed, i)
             if found is not None:
-                name, length, typo = found
+                name, length, how = found
                 said = text[spans[i][1] : spans[i + length - 1][2]]
-                res.matches.append(DrugMatch(name.drug_id, said, name, i, i + length, typo))
+                res.matches.append(
+                    DrugMatch(name.drug_id, said, name, i, i + length, how == "typo", how == "prefix")
+                )
                 i += length
                 continue
             cls = self._class_at(words, i)
@@ -240,17 +287,37 @@ class Catalog:
             i += 1
         return res
 
-    def _match_at(self, words: list[str], i: int) -> tuple[Name, int, bool] | None:
+    def _match_at(self, words: list[str], typed: list[str], i: int) -> tuple[Name, int, str] | None:
         for length in range(min(MAX_NAME_TOKENS, len(words) - i), 0, -1):
             name = self._names.get(tuple(words[i : i + length]))
-            if name is not None:
-                return name, length, False
+            if name is not None and _spelled_as_typed(name, typed[i : i + length]):
+                return name, length, "exact"
         word = words[i]
-        if len(word) >= TYPO_MIN_LETTERS and word.isalpha() and not is_vietnamese_word(word):
+        if has_diacritics(typed[i]) or not word.isalpha() or is_vietnamese_word(word):
+            return None
+        if len(word) >= TYPO_MIN_LETTERS:
             for name in self._single_long:
                 if abs(len(name.tokens[0]) - len(word)) <= 1 and _within_one_edit(word, name.tokens[0]):
-                    return name, 1, True
-        return None
+                    return name, 1, "typo"
+        prefixed = self._prefix_of(word)
+        return (prefixed, 1, "prefix") if prefixed is not None else None
+
+    def _prefix_of(self, word: str) -> Name | None:
+        """The one formulary title/INN a clinician's short form starts ("para", "cipro", "amox"), or None.
+
+        Four letters at least, not a word the book itself uses widely ("acid"), and the start of exactly one
+        drug's title or INN: a short form two drugs share names neither.
+        """
+        if len(word) < PREFIX_MIN_LETTERS or word in NOT_DRUG_WORDS:
+            return None
+        if self._word_spread.get(word, 0) >= COMMON_WORD_SPREAD:
+            return None
+        found = [n for head, names in self._prefix_heads.items() if head.startswith(word) and head != word
+                 for n in names]
+        drugs = {n.drug_id for n in found}
+        if len(drugs) != 1:
+            return None
+        return min(found, key=lambda n: _KIND_RANK[n.kind])
 
     def _class_at(self, words: list[str], i: int) -> int:
         for cls in self._classes:
@@ -267,10 +334,11 @@ class Catalog:
         return word.endswith(_DRUG_SUFFIXES)
 
 
-# Release/form words printed after a brand ("XR", "SR", "Tab.", "Inj"): not part of the name people say.
-_FORM_SUFFIXES = frozenset(
-    {"xr", "sr", "mr", "er", "cr", "la", "od", "tab", "tabs", "inj", "retard", "fc", "dt", "caps", "syrup"}
-)
+def _spelled_as_typed(name: Name, typed: list[str]) -> bool:
+    """Every word typed with diacritics is spelled as the book spells the name ("gần" never reads as "gan")."""
+    if len(name.spelled) != len(typed):
+        return True
+    return all(not has_diacritics(t) or t == w for t, w in zip(typed, name.spelled, strict=True))
 
 
 def _plausible_trade_name(toks: tuple[str, ...], word_spread: dict[str, int]) -> bool:
@@ -311,6 +379,20 @@ def _word_spread(chunks: list[Chunk]) -> dict[str, int]:
         for tok in set(_TOKEN.findall(fold(chunk.text))):
             seen[tok].add(chunk.drug_id)
     return {tok: len(ids) for tok, ids in seen.items()}
+
+
+def _deletions(word: str) -> set[str]:
+    """The word and every form of it with one letter deleted."""
+    return {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def _deletion_index(words: list[str]) -> dict[str, list[str]]:
+    """Each one-letter deletion -> the words it comes from: words within one edit share an entry."""
+    index: dict[str, list[str]] = defaultdict(list)
+    for word in words:
+        for d in _deletions(word):
+            index[d].append(word)
+    return index
 
 
 def _within_one_edit(a: str, b: str) -> bool:

@@ -8,7 +8,8 @@ import re
 
 from duocthu_desktop import messages
 from duocthu_desktop.payload import Reason
-from duocthu_desktop.qa import bands as band_mod
+from duocthu_desktop.qa import band_labels as band_mod
+from duocthu_desktop.qa import drug_classes
 from duocthu_desktop.qa.cited_answer import (
     CitedAnswer,
     abstain,
@@ -36,6 +37,7 @@ _ELDERLY_WORDS = (r"(?<!\w)(?:cao tuổi|người già)(?!\w)", r"trên \d+ tu�
 _RENAL_WORDS = (r"(?<!\w)thận(?! trọng)(?!\w)", r"(?<!\w)clcr(?!\w)", r"creatinin", r"thanh thải", r"lọc máu")
 # Never shown in a condition list: the book's words are kept, but no ranking is added or selected.
 _RANKING_WORDS = ("lua chon dau tay", "tot nhat", "uu tien", "hang dau", "thuoc dau tay")
+NOT_RANKED = "Dược thư không xếp hạng các thuốc; dưới đây là các thuốc có chỉ định này, theo thứ tự chữ cái."
 
 
 def answer_condition(
@@ -90,14 +92,111 @@ def answer_condition(
                 Reason.EVIDENCE_INSUFFICIENT,
                 join_messages(messages.message_for(Reason.EVIDENCE_INSUFFICIENT), messages.NO_INFERENCE),
             )
-        message = messages.NO_INFERENCE
+        message = join_messages(_list_message(frame, by_drug, hits), messages.NO_INFERENCE)
     else:
-        message = "Danh sách các thuốc có chỉ định khớp trong Dược thư, xếp theo vần chữ cái."
+        message = _list_message(frame, by_drug, hits)
     if any(
         c.quarantined for sections in fact_sections.values() for s in sections.values() for c in s.chunks
     ) and any("cần đối chiếu" in b.title for b in answer.blocks):
         return answer.result(Reason.QUARANTINED_EVIDENCE, join_messages(message, quarantine_message()))
     return answer.result(None, message)
+
+
+def _list_message(frame: QueryFrame, by_drug: dict[str, list[IndicationHit]], hits: list[IndicationHit]) -> str:
+    """How many drugs, in what order; a ranking question is told the book does not rank."""
+    count = len(by_drug)
+    condition = (frame.condition or "").strip()
+    if all(h.method == "dense" for h in hits):
+        head = f"Không có thuốc nào ghi đúng cụm từ “{condition}”; {count} thuốc có chỉ định gần nghĩa nhất"
+    else:
+        head = f"Dược thư có {count} thuốc có chỉ định khớp với “{condition}”"
+    text = head + ", xếp theo thứ tự chữ cái."
+    if getattr(frame, "ranking", False):
+        text = join_messages(NOT_RANKED, text)
+    return text
+
+
+# ---- which drugs are contraindicated in X ---------------------------------------------------------------------
+
+CONTRAINDICATION_KEY = "chong_chi_dinh"
+# The patient groups a contraindication list is asked for, and the book's words for each (with diacritics: the
+# book prints them; the person's folded words are recognised by the understanding step and by `_group_of`).
+_GROUP_WORDS: dict[str, tuple[str, ...]] = {
+    "mang_thai": ("phụ nữ có thai", "phụ nữ mang thai", "người mang thai", "mang thai", "có thai", "thai kỳ",
+                  "thai phụ"),
+    "cho_con_bu": ("cho con bú", "nuôi con bú"),
+    "tre_em": ("trẻ em", "trẻ nhỏ", "trẻ sơ sinh", "sơ sinh", "nhũ nhi"),
+    "nguoi_cao_tuoi": ("người cao tuổi", "người già", "cao tuổi"),
+}
+
+
+def answer_contraindicated(frame: QueryFrame, sections: dict[str, SectionResult], titles: dict[str, str]
+                           ) -> EngineAnswer:
+    """Every drug whose Chống chỉ định names X, in alphabetical order, each with the sentences that name it.
+
+    `sections`: every monograph's chong_chi_dinh. Never chosen from indications; nothing found abstains.
+    """
+    words = _contraindication_words(frame)
+    if not words:
+        return EngineAnswer(decision="clarify", reason=Reason.NO_CONDITION.value,
+                            message=messages.message_for(Reason.NO_CONDITION))
+    answer = CitedAnswer()
+    drugs: list[str] = []
+    unreadable = 0
+    for drug_id in sorted(sections, key=lambda d: fold(titles.get(d, d))):
+        title = f"{titles.get(drug_id, drug_id)} — {section_heading(CONTRAINDICATION_KEY)}"
+        for chunk in ordered_chunks(sections[drug_id]):
+            if chunk.quarantined:
+                answer.add_quarantined(title + ": bảng/đoạn cần đối chiếu trang PDF", chunk)
+                unreadable += 1
+                continue
+            for start, end in split_sentences(chunk.text):
+                if any(drug_classes.mentions(chunk.text[start:end], w) for w in words):
+                    answer.add(title, "warning", chunk, start, end)
+                    if drug_id not in drugs:
+                        drugs.append(drug_id)
+    said = words[0]
+    if not drugs:
+        message = join_messages(messages.message_for(Reason.EVIDENCE_INSUFFICIENT),
+                                f"Không thấy mục Chống chỉ định nào nêu “{said}”.")
+        if unreadable:
+            return answer.result(Reason.QUARANTINED_EVIDENCE, join_messages(message, quarantine_message()))
+        return abstain(Reason.EVIDENCE_INSUFFICIENT, message)
+    message = (
+        f"Dược thư có {len(drugs)} thuốc ghi trong mục Chống chỉ định một câu nói về “{said}”, xếp theo thứ tự "
+        "chữ cái. Thuốc không có trong danh sách không có nghĩa là dùng được: cần đọc chuyên luận của thuốc đó."
+    )
+    if unreadable:
+        return answer.result(Reason.QUARANTINED_EVIDENCE, join_messages(message, quarantine_message()))
+    return answer.result(None, message)
+
+
+def _contraindication_words(frame: QueryFrame) -> tuple[str, ...]:
+    """The book's words for the group asked about, or the person's own words for a condition."""
+    group = _group_of(frame)
+    if group:
+        return _GROUP_WORDS[group]
+    condition = _PERSON_WORDS.sub("", (frame.condition or "").strip()).strip()
+    return (condition,) if condition else ()
+
+
+# "người suy thận", "bệnh nhân bị hen": the book's sentence names the condition, not always the person.
+_PERSON_WORDS = re.compile(r"^(?:(?:cho|ở|với)\s+)?(?:người bệnh|bệnh nhân|người|nguoi benh|benh nhan|nguoi)?\s*(?:bị|bi)?\s+",
+                           re.IGNORECASE)
+
+
+def _group_of(frame: QueryFrame) -> str | None:
+    if frame.pregnant or frame.population == "mang_thai":
+        return "mang_thai"
+    if frame.breastfeeding or frame.population == "cho_con_bu":
+        return "cho_con_bu"
+    said = fold(" ".join(filter(None, [frame.condition, frame.question])))
+    for group, words in _GROUP_WORDS.items():
+        if any(re.search(r"(?<![0-9a-z])" + re.escape(fold(w)) + r"(?![0-9a-z])", said) for w in words):
+            return group
+    if frame.population in _GROUP_WORDS:
+        return frame.population
+    return None
 
 
 _NEGATED_USE = re.compile(r"\b(?:khong (?:nen |duoc )?dung|chong chi dinh|tranh dung|khong chi dinh)\b")

@@ -1,7 +1,7 @@
 """The extractive answer engine: answers made only of the book's own words, chosen to fit the question.
 
 Every claim's text is a verbatim span of one chunk and cites that chunk, its printed page and the same span as the
-quote, so `grounding.verify` passes by construction. Choosing is deterministic: dosage bands by `qa.bands`,
+quote, so `grounding.verify` passes by construction. Choosing is deterministic: dose statements by `dosage.fit`,
 other sections by `qa.sentences`, interactions by the names of the other drug (`qa.interaction_answer`),
 conditions by the indication hits (`qa.condition_answer`). Citations are built by `qa.cited_answer`.
 """
@@ -12,8 +12,12 @@ from collections.abc import Iterable
 
 from duocthu_desktop import messages
 from duocthu_desktop.artifacts import Chunk, Monograph
+from duocthu_desktop.dosage import fit as dose_fit
+from duocthu_desktop.dosage.parser import read_section
+from duocthu_desktop.dosage.rows import DoseRow
+from duocthu_desktop.dosage.titles import title as dose_title
+from duocthu_desktop.dosage.words import ROUTE_NAMES
 from duocthu_desktop.payload import BlockKind, Reason
-from duocthu_desktop.qa import bands as band_mod
 from duocthu_desktop.qa import condition_answer, interaction_answer
 from duocthu_desktop.qa.cited_answer import (
     CitedAnswer,
@@ -67,39 +71,58 @@ class ExtractiveEngine:
         if not chunks:
             return abstain(Reason.EVIDENCE_INSUFFICIENT)
         if section.section_key == DOSAGE_KEY and not frame.whole_section:
-            cut = band_mod.cut_bands(chunks)
-            if cut:
-                return self._answer_dosage(frame, chunks, cut, monograph)
+            rows = read_section(monograph.drug_id, chunks)
+            if any(r.kind in dose_fit.DOSE_KINDS for r in rows):
+                return self._answer_dosage(frame, chunks, rows, monograph)
         return self._answer_prose(frame, section.section_key, chunks, monograph)
 
     def _answer_dosage(
-        self, frame: QueryFrame, chunks: list[Chunk], cut: list[band_mod.Band], monograph: Monograph
+        self, frame: QueryFrame, chunks: list[Chunk], rows: list[DoseRow], monograph: Monograph
     ) -> EngineAnswer:
-        choice = band_mod.choose_bands(cut, frame)
-        if choice.missing_route:
-            replies = [band_mod.ROUTE_NAMES[r] for r in choice.missing_route]
+        """The dose statements that fit this patient, each under a title made from its own typed fields."""
+        drug = _drug_name(monograph, monograph.drug_id)
+        fit = dose_fit.choose(rows, dose_fit.Patient.from_frame(frame))
+        if fit.ask_route:
+            replies = [ROUTE_NAMES[r] for r in fit.ask_route]
             names = ", ".join(r.lower() for r in replies)
-            message = messages.message_for(Reason.MISSING_ROUTE) + f" (Dược thư ghi: {names}.)"
-            return EngineAnswer(
-                decision="clarify", reason=Reason.MISSING_ROUTE.value, message=message, quick_replies=replies
-            )
-        if choice.missing_population:
-            return EngineAnswer(
-                decision="clarify",
-                reason=Reason.MISSING_POPULATION.value,
-                message=messages.message_for(Reason.MISSING_POPULATION),
-                quick_replies=["Người lớn", "Trẻ em"],
-            )
+            if fit.no_dose_for_route:
+                asked = _route_name(frame.route).lower()
+                message = (f"Dược thư không ghi liều {drug} cho đường {asked}. "
+                           f"Dược thư ghi liều cho các đường: {names}. Bạn muốn xem đường nào?")
+            else:
+                message = messages.message_for(Reason.MISSING_ROUTE) + f" (Dược thư ghi: {names}.)"
+            return _clarify(Reason.MISSING_ROUTE, message, replies)
+        if fit.ask_population:
+            reason = Reason.MISSING_POPULATION
+            return _clarify(reason, messages.message_for(reason), ["Người lớn", "Trẻ em"])
+        if fit.ask_indication:
+            message = (f"Dược thư ghi liều {drug} riêng cho từng chỉ định ({len(fit.ask_indication)} chỉ định). "
+                       "Bạn hỏi liều cho chỉ định nào?")
+            return _clarify(Reason.NEEDS_MORE_INFO, message, [i.rstrip(": ") for i in fit.ask_indication])
+        if fit.ask_age_or_weight:
+            reason = Reason.MISSING_PEDIATRIC_AGE_OR_WEIGHT
+            return _clarify(reason, messages.message_for(reason), [])
+        if not fit.rows:
+            message = join_messages(
+                f"Dược thư không có mức liều {drug} nào khớp đúng với {_patient_words(frame)}.", *fit.notes,
+                "Vui lòng kiểm tra lại thông tin người bệnh hoặc đối chiếu trang PDF.")
+            answer = abstain(Reason.EVIDENCE_INSUFFICIENT)
+            return answer.model_copy(update={"message": message, "dosage_filtered": True})
+        by_id = {c.chunk_id: c for c in chunks}
         answer = CitedAnswer()
-        for band in choice.bands:
-            answer.add(band_mod.band_title(band), "dosage", band.chunk, band.start, band.end)
-        message = ""
-        if choice.no_fit:
-            message = (
-                f"Không có mức liều nào trong Dược thư khớp đúng với {_patient_words(frame)}. "
-                "Dưới đây là các mức liều sách ghi, mỗi mức kèm đúng đối tượng của nó."
-            )
-        return self._finish(answer, chunks, _drug_name(monograph, monograph.drug_id), DOSAGE_KEY, message)
+        for row in fit.rows:
+            chunk = by_id[row.chunk_id]
+            if row.quarantined:
+                answer.add_quarantined(dose_title(drug, row) + ": bảng cần đối chiếu trang PDF", chunk)
+            else:
+                answer.add(dose_title(drug, row), "dosage", chunk, row.start, row.end)
+        message = join_messages(*fit.notes) if fit.notes else ""
+        if fit.quarantined:
+            result = answer.result(Reason.QUARANTINED_EVIDENCE, join_messages(message, quarantine_message()))
+        else:
+            result = answer.result(None, message)
+        replies = [i.rstrip(": ") for i in fit.other_indications]
+        return result.model_copy(update={"dosage_filtered": True, "quick_replies": replies})
 
     def _answer_prose(
         self, frame: QueryFrame, key: str, chunks: list[Chunk], monograph: Monograph
@@ -170,6 +193,14 @@ def _locate(
 
 
 
+def _route_name(route: str | None) -> str:
+    return ROUTE_NAMES.get(route or "", {"tiem": "Tiêm", "xit": "Xịt"}.get(route or "", route or ""))
+
+
+def _clarify(reason: Reason, message: str, replies: list[str]) -> EngineAnswer:
+    return EngineAnswer(decision="clarify", reason=reason.value, message=message, quick_replies=replies)
+
+
 def _patient_words(frame: QueryFrame) -> str:
     parts = []
     if frame.population:
@@ -188,7 +219,7 @@ def _patient_words(frame: QueryFrame) -> str:
     if frame.weight_text:
         parts.append(frame.weight_text)
     if frame.route:
-        parts.append("đường " + band_mod.ROUTE_NAMES[frame.route].lower())
+        parts.append("đường " + _route_name(frame.route).lower())
     if frame.clcr is not None:
         parts.append(f"Clcr {frame.clcr:g} ml/phút")
     if frame.condition:

@@ -15,6 +15,10 @@ from duocthu_desktop.retrieval.types import IndicationHit, SectionResult
 class EngineAnswer(AnswerBody):
     """What an engine returns; the pipeline adds the disclaimer, engine name and runs grounding."""
 
+    # True when a dosage answer was chosen statement by statement, so it already decided whether an untrusted
+    # part (a table) fits the patient; the pipeline then does not send the whole section to the PDF.
+    dosage_filtered: bool = False
+
 
 class AnswerEngine(Protocol):
     """Turns retrieved evidence into blocks of cited claims."""

@@ -9,7 +9,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from duocthu_desktop.qa.lexicon import (
+    CONDITION_TRIGGERS,
+    POPULATION_PHRASES,
+    ROUTE_PHRASES,
+    ROUTE_PHRASES_TYPED_ONLY,
+)
 from duocthu_desktop.qa.textmatch import Text, find, first_of
+
+__all__ = ["CONDITION_TRIGGERS", "POPULATION_PHRASES", "ROUTE_PHRASES"]
 
 _NUM = r"(\d+(?:[.,]\d+)?)"
 
@@ -87,55 +95,24 @@ def extract_weight(text: Text) -> tuple[float, str] | None:
 
 # ---- route ---------------------------------------------------------------------------------------
 
-ROUTE_PHRASES: tuple[tuple[str, str], ...] = (
-    ("ngậm dưới lưỡi", "ngam_duoi_luoi"),
-    ("đặt dưới lưỡi", "ngam_duoi_luoi"),
-    ("dưới lưỡi", "ngam_duoi_luoi"),
-    ("đặt hậu môn", "truc_trang"),
-    ("hậu môn", "truc_trang"),
-    ("đặt trực tràng", "truc_trang"),
-    ("trực tràng", "truc_trang"),
-    ("thuốc đạn", "truc_trang"),
-    ("viên đạn", "truc_trang"),
-    ("viên đặt", "truc_trang"),
-    ("truyền tĩnh mạch", "truyen_tinh_mach"),
-    ("tiêm truyền", "truyen_tinh_mach"),
-    ("truyền", "truyen_tinh_mach"),
-    ("tiêm tĩnh mạch", "tiem_tinh_mach"),
-    ("tĩnh mạch", "tiem_tinh_mach"),
-    ("tiêm bắp", "tiem_bap"),
-    ("tiêm dưới da", "tiem_duoi_da"),
-    ("dưới da", "tiem_duoi_da"),
-    ("khí dung", "khi_dung"),
-    ("phun sương", "khi_dung"),
-    ("xịt", "xit"),
-    ("phun", "xit"),
-    ("nhỏ mắt", "nho_mat"),
-    ("tra mắt", "nho_mat"),
-    ("bôi", "boi"),
-    ("thoa", "boi"),
-    ("dùng ngoài", "boi"),
-    ("đường uống", "uong"),
-    ("uống", "uong"),
-    ("nhai", "uong"),
-    ("tiêm", "tiem"),
-)
-# Route phrases whose folded form is an everyday phrase: matched only as typed ("khi dùng" is "when using").
-_STRICT_ROUTE_PHRASES = frozenset({"khí dung"})
-
-
 def extract_route(text: Text) -> str | None:
-    """The route named first in the question ('uống', 'đặt hậu môn', 'tiêm tĩnh mạch', ...)."""
-    best: tuple[str, re.Match[str]] | None = None
-    for phrase, _ in ROUTE_PHRASES:
-        m = find(text, phrase, strict=phrase in _STRICT_ROUTE_PHRASES)
-        if m and (best is None or m.start() < best[1].start() or (
-            m.start() == best[1].start() and len(m.group(0)) > len(best[1].group(0))
-        )):
-            best = (phrase, m)
-    if best is None:
+    """The route named first in the question ('uống', 'đặt hậu môn', 'tiêm tĩnh mạch', 'kem bôi', 'viên', ...),
+    as a CONTRACT route key ('tiem' when an injection names no site)."""
+    found: list[tuple[int, int, str]] = []  # (start, -length, key)
+    for phrase, key in ROUTE_PHRASES:
+        if phrase in ROUTE_PHRASES_TYPED_ONLY and not text.accented:
+            continue
+        m = find(text, phrase, strict=phrase in ROUTE_PHRASES_TYPED_ONLY)
+        if m:
+            found.append((m.start(), -len(m.group(0)), key))
+    if not found:
         return None
-    return dict(ROUTE_PHRASES)[best[0]]
+    found.sort()
+    key = found[0][2]
+    if key == "tiem":  # "tiêm vào khoang dưới màng nhện": the site named later is the route
+        sites = [k for _, _, k in found if k.startswith(("tiem_", "truyen_"))]
+        return sites[0] if sites else key
+    return key
 
 
 # ---- renal function ------------------------------------------------------------------------------
@@ -153,45 +130,6 @@ def extract_clcr(text: Text) -> float | None:
 
 
 # ---- population ----------------------------------------------------------------------------------
-
-POPULATION_PHRASES: tuple[tuple[str, str], ...] = (
-    ("trẻ sơ sinh", "so_sinh"),
-    ("sơ sinh", "so_sinh"),
-    ("người cao tuổi", "nguoi_cao_tuoi"),
-    ("người già", "nguoi_cao_tuoi"),
-    ("cao tuổi", "nguoi_cao_tuoi"),
-    ("lớn tuổi", "nguoi_cao_tuoi"),
-    ("phụ nữ có thai", "mang_thai"),
-    ("phụ nữ mang thai", "mang_thai"),
-    ("mang thai", "mang_thai"),
-    ("có thai", "mang_thai"),
-    ("có bầu", "mang_thai"),
-    ("bà bầu", "mang_thai"),
-    ("mang bầu", "mang_thai"),
-    ("đang bầu", "mang_thai"),
-    ("bầu", "mang_thai"),  # "bầu 3 tháng"; non-medical "bầu cử" is caught by the scope guard first
-    ("thai phụ", "mang_thai"),
-    ("thai nghén", "mang_thai"),
-    ("đang cho con bú", "cho_con_bu"),
-    ("cho con bú", "cho_con_bu"),
-    ("cho bé bú", "cho_con_bu"),
-    ("cho trẻ bú", "cho_con_bu"),
-    ("nuôi con bú", "cho_con_bu"),
-    ("con đang bú", "cho_con_bu"),
-    ("cho bú", "cho_con_bu"),
-    ("nuôi con bằng sữa mẹ", "cho_con_bu"),
-    ("sữa mẹ", "cho_con_bu"),
-    ("người lớn", "nguoi_lon"),
-    ("người trưởng thành", "nguoi_lon"),
-    ("trẻ em", "tre_em"),
-    ("trẻ nhỏ", "tre_em"),
-    ("em bé", "tre_em"),
-    ("nhi khoa", "tre_em"),
-    ("trẻ", "tre_em"),
-    ("bé", "tre_em"),
-    ("cháu", "tre_em"),
-)
-
 
 def extract_population(text: Text, age: Age | None = None) -> str | None:
     """The population named; an age implies one (neonate, child under 18, adult, older adult from 65)."""
@@ -216,37 +154,6 @@ def is_breastfeeding(text: Text) -> bool:
 
 # ---- condition -----------------------------------------------------------------------------------
 
-# Words that introduce a condition ("điều trị tăng huyết áp", "bị trạng thái động kinh", "cắt cơn đau thắt ngực").
-CONDITION_TRIGGERS: tuple[str, ...] = (
-    "được chỉ định điều trị",
-    "được chỉ định cho",
-    "được chỉ định trong",
-    "chỉ định điều trị",
-    "chỉ định cho",
-    "chỉ định trong",
-    "dùng để điều trị",
-    "dùng điều trị",
-    "để điều trị",
-    "điều trị",
-    "để trị",
-    "trị",
-    "chữa",
-    "cắt cơn",
-    "phòng ngừa",
-    "dự phòng",
-    "phòng",
-    "cho người bị",
-    "cho bệnh nhân bị",
-    "người bị",
-    "bệnh nhân bị",
-    "đang bị",
-    "bị",
-    "mắc",
-    "gây ra",
-    "gây",
-    "làm tăng nguy cơ",
-    "dẫn đến",
-)
 # Words that end a condition phrase.
 _CONDITION_STOPS = re.compile(
     r"[,.;:?!()]|\s(?:thì|dùng|liều|uống|tiêm|là|nào|gì|không|có|được|cho|với|ở|như|nên|bao|thế|ra sao|"

@@ -15,6 +15,7 @@ TurnType = Literal[
     "interaction",  # two or more drugs together
     "condition_to_drug",  # which drugs are indicated for a condition
     "condition_relation",  # which drug causes X (reverse relation; unsupported)
+    "contraindicated_in",  # which drugs are contraindicated in a condition or group (over Chống chỉ định)
     "smalltalk",
     "out_of_scope",
     "unknown",  # nothing recognisable yet (e.g. "không biết" in a clarify loop)
@@ -30,10 +31,16 @@ Route = Literal[
     "tiem_bap",
     "tiem_duoi_da",
     "ngam_duoi_luoi",
-    "xit",
+    "hit",
+    "xit",  # older alias of "hit" (frames stored before issue 7)
     "khi_dung",
     "nho_mat",
+    "tra_mat",
     "boi",
+    "dat_am_dao",
+    "tiem_trong_da",
+    "tiem_noi_tuy",
+    "other",
     "tiem",  # "tiêm" with no site named: any injection route
 ]
 
@@ -65,3 +72,15 @@ class QueryFrame(BaseModel):
     # added with issue 4 (additive)
     drug_classes: list[str] = Field(default_factory=list, description="Class words named ('NSAID', 'salicylat').")
     follow_up: bool = Field(False, description="Completed from the conversation's earlier frame.")
+    # added with issue 7 (patient facts for the warnings shown first; read by qa.patient_facts)
+    trimester: int | None = Field(None, description="Trimester of pregnancy, 1-3 ('3 tháng đầu' -> 1).")
+    renal_impairment: bool = Field(False, description="'suy thận', 'bệnh thận', or a Clcr below normal given.")
+    hepatic_impairment: bool = Field(False, description="'suy gan', 'bệnh gan', 'xơ gan'.")
+    age_bound: Literal["below", "above"] | None = Field(
+        None, description="The age was given as a bound: 'dưới 16 tuổi' -> below, 'trên 65 tuổi' -> above."
+    )
+    # added with issue 7 (names and words)
+    via_trade_name: dict[str, str] = Field(
+        default_factory=dict, description="drug_id -> the trade name typed, for drugs recognised only by it."
+    )
+    ranking: bool = Field(False, description="The person asked which drug is best ('tốt nhất'); the book does not rank.")

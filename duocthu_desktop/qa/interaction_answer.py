@@ -1,92 +1,223 @@
-"""Two drugs together: the statements of each drug's interaction section that name the other drug.
+"""Two drugs (or a drug and a class) together: what each drug's Chống chỉ định, Tương tác thuốc and Thận trọng
+sections say about the other, under every name the book gives it and every wording of its classes.
 
-Not finding such a statement is never "safe": it is `NO_INTERACTION_EVIDENCE`, and an unreadable table makes the
-answer `QUARANTINED_EVIDENCE` so the person checks the page.
+Inside Tương tác thuốc the book's own sub-headings ("Chống chỉ định phối hợp:", "Tăng tác dụng/độc tính:",
+"Tránh phối hợp:") label the statements under them and become part of the block title. Not finding a statement
+is never "safe": it is `NO_INTERACTION_EVIDENCE`, and an unreadable table makes the answer
+`QUARANTINED_EVIDENCE` so the person checks the page.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from duocthu_desktop import messages
 from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.payload import Reason
+from duocthu_desktop.qa import drug_classes
 from duocthu_desktop.qa.cited_answer import (
+    LONG_STATEMENT_CHARS,
     CitedAnswer,
     abstain,
     join_messages,
     ordered_chunks,
     quarantine_message,
+    section_heading,
     statements,
 )
 from duocthu_desktop.qa.engine_types import EngineAnswer
 from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.sentences import paragraphs, split_sentences
 from duocthu_desktop.retrieval.types import SectionResult
-from duocthu_desktop.text import fold
+from duocthu_desktop.text import fold, squash_spaces
+
+INTERACTION_KEY = "tuong_tac_thuoc"
+# Read for each drug, shown in this order: what the book forbids first.
+SECTION_ORDER = ("chong_chi_dinh", INTERACTION_KEY, "than_trong")
+
+# Sub-headings the book prints inside Tương tác thuốc (general vocabulary). Found even where a printed line break
+# splits one or glues it to the sentence before ("... sau mỗi lần thay đổi Chống chỉ định phối\nhợp:").
+_SUBHEADINGS = (
+    "chống chỉ định phối hợp", "phối hợp chống chỉ định", "không nên phối hợp", "phối hợp không nên dùng",
+    "phối hợp nên tránh", "tránh phối hợp", "thận trọng khi phối hợp", "cần thận trọng khi phối hợp",
+    "phối hợp cần thận trọng", "phối hợp rất thận trọng", "cần lưu ý khi phối hợp", "phối hợp cần lưu ý",
+    "tăng tác dụng/độc tính", "giảm tác dụng", "tương tác dược động học", "tương tác dược lực học",
+)
+
+
+def _words_pattern(phrase: str) -> str:
+    """Whole words, any whitespace between them (a printed line break), "/" with or without spaces."""
+    return r"\s+".join(r"\s*/\s*".join(map(re.escape, w.split("/"))) for w in phrase.split())
+
+
+_SUBHEADING = re.compile(
+    r"(?<!\w)(?:" + "|".join(_words_pattern(h) for h in _SUBHEADINGS) + r")[^\n.:;]{0,40}?\s*:", re.IGNORECASE
+)
+# A short line ending in ":" that starts a line or follows a sentence: the book's own sub-heading.
+_LINE_HEADING = re.compile(r"(?m)(?:^|(?<=[.!?]\s))[ \t]*([^\W\d_][^\n.:;]{1,80}?)[ \t]*:[ \t]*$")
+MAX_HEADING_WORDS = 8
+# Words that make an opening "...:" a heading of its own ("Tác dụng của X có thể tăng khi dùng với:"), not the
+# name of one drug under the heading above ("Tamoxifen: Nguy cơ ..."); such a paragraph ends that heading's reach.
+_HEADING_WORDS = ("phối hợp", "tương tác", "tác dụng", "dùng với", "dùng cùng", "dùng chung", "đồng thời", "nồng độ")
+
+
+@dataclass(frozen=True)
+class Statement:
+    chunk: Chunk
+    start: int
+    end: int
+    label: str | None = None
 
 
 def answer_interaction(
     frame: QueryFrame, sections: dict[str, SectionResult], names: dict[str, list[str]]
 ) -> EngineAnswer:
-    """Every statement of either drug's interaction section that names the other, titled by the pair."""
+    """Every statement of either drug's sections that names the other, titled by the pair, section and label.
+
+    `sections`: drug_id -> its chunks of Chống chỉ định, Tương tác thuốc and Thận trọng (any of them; each chunk
+    carries its own section_key). `names`: drug id, unknown drug or class word -> every wording to look for.
+    """
     answer = CitedAnswer()
     unreadable: list[Chunk] = []
     display = {key: (vals[0] if vals else key.replace("_", " ")) for key, vals in names.items()}
     for drug_id, section in sections.items():
-        own = {fold(n) for n in names.get(drug_id, [])} | {fold(drug_id.replace("_", " "))}
+        own = {fold(n) for n in names.get(drug_id, []) if not _is_class_wording(n)}
+        own.add(fold(drug_id.replace("_", " ")))
         others = {
-            key: sorted({fold(n) for n in vals if n.strip()} - own, key=len, reverse=True)
+            key: sorted({n for n in vals if n.strip() and fold(n) not in own}, key=len, reverse=True)
             for key, vals in names.items()
             if key != drug_id
         }
-        for chunk in ordered_chunks(section):
-            found_any = False
-            for start, end in statements(chunk.text):
-                folded = fold(chunk.text[start:end])
-                hit = [key for key, vals in others.items() if any(_mentions(folded, v) for v in vals)]
+        for key in _section_keys(section):
+            chunks = [c for c in ordered_chunks(section) if c.section_key == key]
+            for chunk in chunks:
+                if chunk.quarantined and not _quarantined_hits(chunk, others):
+                    unreadable.append(chunk)
+            for st in _statements(chunks, key):
+                text = st.chunk.text[st.start : st.end]
+                hit = [k for k, vals in others.items() if any(drug_classes.mentions(text, v) for v in vals)]
                 if not hit:
                     continue
-                found_any = True
-                title = f"Tương tác — {_title_name(display, drug_id)} với " + ", ".join(
-                    _title_name(display, k) for k in hit
-                )
-                if chunk.quarantined:
+                title = _title(display, drug_id, hit, key, st.label)
+                if st.chunk.quarantined:
                     title += " (bảng: cần đối chiếu trang PDF)"
-                answer.add(title, "warning", chunk, start, end)
-            if chunk.quarantined and not found_any:
-                unreadable.append(chunk)
+                answer.add(title, "warning", st.chunk, st.start, st.end)
     all_names = " và ".join(display[k] for k in names) if names else " và ".join(sections)
-    quarantined_hit = any(c.quarantined for c in _cited_chunks(answer, sections))
-    if not answer.blocks:
+    cited = {c.chunk_id for c in answer.citations}
+    quarantined_hit = any(c.quarantined and c.chunk_id in cited for s in sections.values() for c in s.chunks)
+    for chunk in unreadable:
+        answer.add_quarantined(
+            f"{_title_name(display, chunk.drug_id)} — {section_heading(chunk.section_key)}: "
+            "bảng cần đối chiếu trang PDF",
+            chunk,
+        )
+    if not cited:
         message = messages.message_for(Reason.NO_INTERACTION_EVIDENCE, names=all_names)
         if unreadable:
-            for chunk in unreadable:
-                answer.add_quarantined(
-                    f"Tương tác — {_title_name(display, chunk.drug_id)}: bảng cần đối chiếu trang PDF",
-                    chunk,
-                )
-            return answer.result(
-                Reason.QUARANTINED_EVIDENCE, join_messages(message, quarantine_message())
-            )
+            return answer.result(Reason.QUARANTINED_EVIDENCE, join_messages(message, quarantine_message()))
         return abstain(Reason.NO_INTERACTION_EVIDENCE, message)
     if quarantined_hit or unreadable:
-        for chunk in unreadable:
-            answer.add_quarantined(
-                f"Tương tác — {_title_name(display, chunk.drug_id)}: bảng cần đối chiếu trang PDF", chunk
-            )
         return answer.result(Reason.QUARANTINED_EVIDENCE, quarantine_message())
     return answer.result(None, "")
 
 
-def _mentions(folded_text: str, folded_name: str) -> bool:
-    return bool(re.search(r"(?<![0-9a-z])" + re.escape(folded_name) + r"(?![0-9a-z])", folded_text))
+def _section_keys(section: SectionResult) -> list[str]:
+    present = list(dict.fromkeys(c.section_key for c in section.chunks))
+    return sorted(present, key=lambda k: SECTION_ORDER.index(k) if k in SECTION_ORDER else len(SECTION_ORDER))
 
 
-def _cited_chunks(answer: CitedAnswer, sections: dict[str, SectionResult]) -> list[Chunk]:
-    ids = {c.chunk_id for c in answer.citations}
-    return [c for s in sections.values() for c in s.chunks if c.chunk_id in ids]
+def _quarantined_hits(chunk: Chunk, others: dict[str, list[str]]) -> bool:
+    return any(drug_classes.mentions(chunk.text, v) for vals in others.values() for v in vals)
+
+
+def _is_class_wording(name: str) -> bool:
+    folded = fold(name)
+    return any(folded == fold(w) for cls in drug_classes.CLASSES for w in cls.synonyms)
+
+
+def _title(display: dict[str, str], drug_id: str, hit: list[str], key: str, label: str | None) -> str:
+    title = f"{_title_name(display, drug_id)} với " + ", ".join(display.get(k, k) for k in hit)
+    title += f" — {section_heading(key)}"
+    return title + (f" — {label}" if label else "")
 
 
 def _title_name(display: dict[str, str], key: str) -> str:
     name = display.get(key, key.replace("_", " "))
     return name[:1].upper() + name[1:]
+
+
+# ---- statements, with the sub-heading each sits under ---------------------------------------------------------
+
+
+def _statements(chunks: list[Chunk], key: str) -> list[Statement]:
+    """Interaction sections: paragraphs (sentences when long) labelled by the sub-heading above them; the other
+    sections: sentences, since one paragraph there speaks of many things."""
+    if key != INTERACTION_KEY:
+        return [Statement(c, s, e) for c in chunks for s, e in split_sentences(c.text)]
+    out: list[Statement] = []
+    current: str | None = None  # a line heading's reach runs on across paragraphs and chunks
+    for chunk in chunks:
+        if chunk.quarantined:
+            out.extend(Statement(chunk, s, e) for s, e in statements(chunk.text))
+            continue
+        labels = _labels(chunk.text)
+        for ps, pe in paragraphs(chunk.text):
+            inline: str | None = None
+            if _opens_with_heading(chunk.text[ps:pe]):
+                current = None
+            # a heading broken over two lines ("phối\nhợp:") covers the start of this paragraph too
+            cursor = max([ps] + [le for ls, le, _, _ in labels if ls < ps < le])
+            for ls, le, label, line_end in labels:
+                if not ps <= ls < pe:
+                    continue
+                out.extend(_pieces(chunk, cursor, ls, inline or current))
+                if line_end:
+                    current, inline = label, None
+                else:
+                    inline, current = label, None
+                cursor = max(cursor, le)
+            out.extend(_pieces(chunk, cursor, pe, inline or current))
+    return out
+
+
+def _pieces(chunk: Chunk, start: int, end: int, label: str | None) -> list[Statement]:
+    text = chunk.text
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if not re.search(r"[^\W_]", text[start:end]):
+        return []
+    spans = split_sentences(text, (start, end)) if end - start > LONG_STATEMENT_CHARS else [(start, end)]
+    return [Statement(chunk, s, e, label) for s, e in spans]
+
+
+def _labels(text: str) -> list[tuple[int, int, str | None, bool]]:
+    """(start, end, label, ends its line) of each sub-heading; label None when it holds a number (a title may
+    only show numbers its quotes hold)."""
+    found: list[tuple[int, int]] = []
+    for m in _SUBHEADING.finditer(text):
+        at_boundary = m.start() == 0 or text[m.start() - 1] == "\n" or text[max(0, m.start() - 2) : m.start()] == ". "
+        if at_boundary or text[m.start()].isupper():
+            found.append((m.start(), m.end()))
+    for m in _LINE_HEADING.finditer(text):
+        words = m.group(1).split()
+        if m.group(1)[0].isupper() and len(words) <= MAX_HEADING_WORDS:
+            if not any(s <= m.start(1) < e or m.start(1) <= s < m.end() for s, e in found):
+                found.append((m.start(1), m.end()))
+    out = []
+    for start, end in sorted(found):
+        label = squash_spaces(text[start:end].rstrip().rstrip(":"))
+        line_end = not text[end:].split("\n", 1)[0].strip()
+        out.append((start, end, None if re.search(r"\d", label) else label, line_end))
+    return out
+
+
+def _opens_with_heading(paragraph: str) -> bool:
+    """'Tác dụng của warfarin có thể tăng lên khi dùng với: ...' opens with a heading of its own."""
+    head, sep, _ = paragraph.partition(":")
+    if not sep or "." in head or len(head.split()) > 14:
+        return False
+    lowered = head.lower()
+    return any(re.search(r"(?<!\w)" + re.escape(w) + r"(?!\w)", lowered) for w in _HEADING_WORDS)

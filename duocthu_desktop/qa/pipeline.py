@@ -13,9 +13,10 @@ import time
 from pathlib import Path
 
 from duocthu_desktop.artifacts import Chunk
-from duocthu_desktop.messages import DISCLAIMER, message_for
+from duocthu_desktop.errors import IndexError_
+from duocthu_desktop.messages import DISCLAIMER, INDEX_UNAVAILABLE, message_for
 from duocthu_desktop.payload import AnswerPayload, Citation, Reason, decision_for
-from duocthu_desktop.qa import grounding
+from duocthu_desktop.qa import condition_answer, drug_classes, grounding, interaction_answer, patient_warnings
 from duocthu_desktop.qa.catalog import Catalog
 from duocthu_desktop.qa.engine_types import AnswerEngine, EngineAnswer
 from duocthu_desktop.qa.frame import QueryFrame
@@ -130,9 +131,15 @@ class Assistant:
         timings["understand"] = time.perf_counter() - start
 
         step = time.perf_counter()
-        decision = route(frame, self)
-        evidence: dict[str, str] = {}
-        answer = self._run(frame, decision, evidence)
+        evidence = grounding.Evidence()
+        try:
+            decision = route(frame, self)
+            answer = self._run(frame, decision, evidence)
+        except IndexError_ as err:  # the store failed mid-turn: an outage, said as one (not "the book has no data")
+            log.warning("index unreadable during the turn: %s", err)
+            decision = Route(rule="index_unavailable", action="abstain", reason=Reason.PROVIDER_UNAVAILABLE)
+            answer = EngineAnswer(decision="abstain", reason=Reason.PROVIDER_UNAVAILABLE.value,
+                                  message=INDEX_UNAVAILABLE)
         timings["answer"] = time.perf_counter() - step
 
         if answer.decision == "clarify" and loop_exhausted(prior):
@@ -151,12 +158,13 @@ class Assistant:
 
     def _run(self, frame: QueryFrame, decision: Route, evidence: dict[str, str]) -> EngineAnswer:
         if decision.action in ("abstain", "clarify", "greet"):
-            return EngineAnswer(
+            answer = EngineAnswer(
                 decision=decision_for(decision.reason),
                 reason=decision.reason.value,
                 message=decision.message,
                 quick_replies=decision.quick_replies,
             )
+            return self._warn_first(frame, answer, evidence) if decision.action == "clarify" else answer
         if self.engine is None:
             return _abstain(Reason.PROVIDER_UNAVAILABLE)
         if decision.action == "interaction":
@@ -179,23 +187,75 @@ class Assistant:
         _remember(evidence, section.chunks)
         monograph = self.service.monograph(drug_id)
         answer = self.engine.answer_section(frame, section, monograph)
-        if verdict.decision == "verify_pdf" and answer.decision != "clarify":
+        # A dosage answer is a filter over the section's statements: it says itself whether an untrusted part
+        # (a table) is among what fits this patient. Any other section is sent to the PDF as a whole.
+        if verdict.decision == "verify_pdf" and answer.decision != "clarify" and not answer.dosage_filtered:
             answer = _send_to_pdf(answer, section)
+        return self._warn_first(frame, answer, evidence, [drug_id])
+
+    def _warn_first(
+        self, frame: QueryFrame, answer: EngineAnswer, evidence: dict[str, str], drug_ids: list[str] | None = None
+    ) -> EngineAnswer:
+        """The book's statements about this patient (contraindications first) before the dose or clarify."""
+        if frame.turn_type not in ("dosing", "drug_attribute") or not _has_patient_facts(frame):
+            return answer
+        for drug_id in reversed(drug_ids or frame.drug_ids):
+            sections: dict[str, SectionResult] = {}
+            for key in patient_warnings.SECTION_KEYS:
+                section = self.service.retrieve_framed(drug_id, key)
+                if section.chunks and self.service.decide(section).decision != "abstain":
+                    sections[key] = section
+            monograph = self.service.monograph(drug_id) if len(frame.drug_ids) > 1 else None
+            drug = monograph.title.capitalize() if monograph is not None else None
+            warned = patient_warnings.warning_answer(frame, sections, drug)
+            if warned is not None:
+                for section in sections.values():
+                    _remember(evidence, section.chunks)
+                answer = patient_warnings.warn_first(warned, answer)
         return answer
 
     def _interaction(self, frame: QueryFrame, evidence: dict[str, str]) -> EngineAnswer:
+        """Each named drug's Chống chỉ định, Tương tác thuốc and Thận trọng, searched for every wording of each
+        partner: its book names and classes, an outside drug's classes, a class word's wordings and members."""
         sections: dict[str, SectionResult] = {}
         names: dict[str, list[str]] = {}
         for drug_id in frame.drug_ids:
-            names[drug_id] = self.catalog.names_for(drug_id) + self.catalog.classes_for(drug_id)
-            section = self.service.retrieve_framed(drug_id, INTERACTION)
-            if self.service.decide(section).decision != "abstain":
-                sections[drug_id] = section
-                _remember(evidence, section.chunks)
+            mono = self.service.monograph(drug_id)
+            book_names = [self.catalog.title(drug_id)] + self.catalog.names_for(drug_id)
+            names[drug_id] = drug_classes.drug_wordings(book_names, mono.drug_class if mono else None)
+            chunks: list[Chunk] = []
+            for key in interaction_answer.SECTION_ORDER:
+                section = self.service.retrieve_framed(drug_id, key)
+                if self.service.decide(section).decision != "abstain":
+                    chunks += section.chunks
+            if chunks:
+                sections[drug_id] = SectionResult(drug_id=drug_id, section_key=INTERACTION, chunks=chunks)
+                _remember(evidence, chunks)
         for other in frame.unknown_drugs:
-            names[other] = [other]
-        for word in frame.drug_classes:
-            names[word] = self.catalog.class_names(word)
+            names[other] = drug_classes.unknown_drug_wordings(other)
+        # A class the person typed, unless it only describes one of two drugs named ("warfarin (thuốc chống đông)
+        # và aspirin"); with one drug named it is the partner, even a class of that drug ("aspirin và NSAID").
+        covered = {c.key for vals in names.values() for c in drug_classes.classes_in(" ; ".join(vals))}
+        if len(names) < 2:
+            covered = set()
+        # The question's own words first: "thuốc lợi tiểu quai" is the loop diuretics, not every diuretic.
+        typed = drug_classes.class_mentions(frame.question)
+        typed += [(c, w) for w in frame.drug_classes for c in drug_classes.classes_in(w)[:1]]
+        for cls, said in typed:
+            if cls.key in covered:
+                continue
+            covered.update(c.key for c in drug_classes.with_parents([cls]))
+            family = set(drug_classes.with_children([cls]))
+            in_book = [
+                name
+                for m in self.service.monographs
+                if family & set(drug_classes.classes_in(m.drug_class or ""))
+                for name in self.catalog.names_for(m.drug_id)
+            ]
+            names[said] = drug_classes.class_word_wordings(said, cls, in_book)
+        for word in frame.drug_classes:  # a class word the lexicon does not hold: looked for as written
+            if not drug_classes.classes_in(word):
+                names.setdefault(word, [word])
         answer = self.engine.answer_interaction(frame, sections, names)
         cited = {c.chunk_id for c in answer.citations}
         quarantined = {c.chunk_id for s in sections.values() for c in s.chunks if c.quarantined}
@@ -204,6 +264,21 @@ class Assistant:
         return answer
 
     def _condition(self, frame: QueryFrame, evidence: dict[str, str]) -> EngineAnswer:
+        if getattr(frame, "turn_type", None) == "contraindicated_in":
+            # Every monograph's Chống chỉ định, read in one pass over the index (never chosen from indications).
+            by_drug: dict[str, list[Chunk]] = {}
+            for chunk in self.service.all_chunks():
+                if chunk.section_key == condition_answer.CONTRAINDICATION_KEY:
+                    by_drug.setdefault(chunk.drug_id, []).append(chunk)
+            sections = {
+                d: SectionResult(drug_id=d, section_key=condition_answer.CONTRAINDICATION_KEY,
+                                 chunks=sorted(cs, key=lambda c: c.part_index))
+                for d, cs in by_drug.items()
+            }
+            for section in sections.values():
+                _remember(evidence, section.chunks)
+            titles = {m.drug_id: self.catalog.title(m.drug_id) for m in self.service.monographs}
+            return condition_answer.answer_contraindicated(frame, sections, titles)
         hits = self.service.search_indication(frame.condition or "")
         if not hits:
             return EngineAnswer(decision="clarify", reason=Reason.NO_INDICATION.value,
@@ -225,7 +300,7 @@ class Assistant:
     # ---- the last checks every payload passes ---------------------------------------------------
 
     def _finish(self, answer: EngineAnswer, evidence: dict[str, str]) -> AnswerPayload:
-        failures = grounding.verify(answer.blocks, answer.citations, evidence)
+        failures = grounding.verify(answer.blocks, answer.citations, evidence, getattr(evidence, "chunks", None))
         if failures:
             for failure in failures:
                 log.warning("grounding failed: %s %s", failure.code, failure.detail)
@@ -303,6 +378,8 @@ def _abstain(reason: Reason) -> EngineAnswer:
 def _remember(evidence: dict[str, str], chunks: list[Chunk]) -> None:
     for chunk in chunks:
         evidence[chunk.chunk_id] = chunk.text
+        if isinstance(evidence, grounding.Evidence):
+            evidence.chunks[chunk.chunk_id] = chunk  # for the page check
 
 
 def _has_patient_facts(frame: QueryFrame) -> bool:
@@ -312,6 +389,9 @@ def _has_patient_facts(frame: QueryFrame) -> bool:
         or frame.age_years is not None
         or frame.clcr is not None
         or frame.population in ("tre_em", "so_sinh", "nguoi_cao_tuoi", "mang_thai", "cho_con_bu")
+        or frame.renal_impairment
+        or frame.hepatic_impairment
+        or frame.trimester is not None
     )
 
 

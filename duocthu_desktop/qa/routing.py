@@ -97,7 +97,7 @@ def _nothing_asked(frame: QueryFrame) -> bool:
     return (
         bool(frame.drug_ids)
         and frame.section_key is None
-        and frame.turn_type not in ("interaction", "condition_to_drug", "condition_relation")
+        and frame.turn_type not in ("interaction", "condition_to_drug", "condition_relation", "contraindicated_in")
     )
 
 
@@ -131,6 +131,12 @@ TABLE: tuple[Row, ...] = (
         _abstain("reverse_relation", Reason.UNSUPPORTED_REVERSE_RELATION),
     ),
     ("condition_to_drug", lambda f, _: f.turn_type == "condition_to_drug", _condition_route),
+    # "Thuốc nào chống chỉ định cho phụ nữ có thai?": a list over Chống chỉ định, never a clarify
+    (
+        "contraindicated_in",
+        lambda f, _: f.turn_type == "contraindicated_in",
+        lambda f: Route("contraindicated_in", "condition"),
+    ),
     (
         "drug_without_attribute",
         lambda f, _: _nothing_asked(f),

@@ -1,8 +1,9 @@
-"""Phrase matching that works whether or not the person typed diacritics.
+"""Phrase matching with diacritics where the person typed them, folded only where they did not.
 
-A question typed with diacritics is matched with them ("bé" is not "bể"); one typed without ("lieu metformin
-nguoi lon") is matched on folded text. Short one-syllable phrases need the accented form when the question has
-diacritics, so "bỏ" never reads as "bò".
+Each word of the question is met on its own terms: a word typed with diacritics ("gần") must equal the phrase's
+word as written ("gan" is not "gần", so "gần đây" never reads as "suy gan"); a word typed without them ("gan",
+"lieu") is compared folded. A one-word phrase written with diacritics is not read from a plain word of a question
+that has diacritics elsewhere ("bỏ" is not "bò", and a plain "cho" there is "cho", not "chó").
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from duocthu_desktop.text import fold, squash_spaces
+
+_WORD = re.compile(r"\w+")
 
 
 def normalize(text: str) -> str:
@@ -26,7 +29,7 @@ def has_diacritics(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Text:
-    """A question in the two forms phrases are matched against."""
+    """A question in the two forms phrases are matched against (`folded` has `norm`'s length and positions)."""
 
     raw: str
     norm: str
@@ -36,7 +39,10 @@ class Text:
     @classmethod
     def of(cls, raw: str) -> Text:
         norm = normalize(raw)
-        return cls(raw=raw, norm=norm, folded=fold(norm), accented=has_diacritics(norm))
+        folded = fold(norm)
+        if len(folded) != len(norm):  # a character that folds to another length: keep positions aligned
+            folded = "".join(fold(ch)[:1] or ch for ch in norm)
+        return cls(raw=raw, norm=norm, folded=folded, accented=has_diacritics(norm))
 
 
 @lru_cache(maxsize=4096)
@@ -44,19 +50,31 @@ def _pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w])" + re.escape(phrase) + r"(?![\w])")
 
 
+def _words_agree(typed: str, written: str, loose: bool) -> bool:
+    """A typed word meets a phrase word: equal as typed, or folded-equal when typed without diacritics."""
+    if typed == written:
+        return True
+    return loose and not has_diacritics(typed) and fold(typed) == fold(written)
+
+
 def find(text: Text, phrase: str, strict: bool = False) -> re.Match[str] | None:
     """The first whole-word occurrence of `phrase` (written with diacritics) in `text`, or None.
 
-    Matches on accented text when the person typed diacritics; on folded text otherwise. A multi-word phrase is
-    also tried folded on accented text (people drop some diacritics), a one-word phrase never is, nor any phrase
-    when `strict` (words whose folded form is another word: "chó con" folds to "cho con").
+    A question with no diacritics at all is matched folded. In a question with diacritics every typed-accented
+    word must match as written; a plain word may stand for an accented one only inside a multi-word phrase, and
+    never when `strict` (words whose folded form is another word: "chó con" folds to "cho con").
     """
     phrase = normalize(phrase)
-    if text.accented:
-        m = _pattern(phrase).search(text.norm)
-        if m or " " not in phrase or strict:
+    folded_phrase = fold(phrase)
+    if not text.accented:
+        return _pattern(folded_phrase).search(text.folded)
+    written = _WORD.findall(phrase)
+    loose = len(written) > 1 and not strict
+    for m in _pattern(folded_phrase).finditer(text.folded):
+        typed = _WORD.findall(text.norm[m.start() : m.end()])
+        if len(typed) == len(written) and all(_words_agree(t, w, loose) for t, w in zip(typed, written, strict=True)):
             return m
-    return _pattern(fold(phrase)).search(text.folded)
+    return None
 
 
 def first_of(text: Text, phrases: tuple[str, ...] | list[str]) -> tuple[str, re.Match[str]] | None:

@@ -8,36 +8,51 @@ from __future__ import annotations
 
 import re
 
-from duocthu_desktop.qa import extractors, scope
+from duocthu_desktop.qa import extractors, patient_facts, scope
 from duocthu_desktop.qa.catalog import Catalog
 from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.lexicon import (
+    ADR,
+    CAUSE_PHRASES,
+    CONDITION_FILLER_WORDS,
+    CONDITION_TAIL_WORDS,
+    CONTRAINDICATED_IN_PHRASES,
+    CONTRAINDICATIONS,
+    GROUP_HEAD_WORDS,
+    GROUP_PREPOSITIONS,
+    JOINERS,
+    RANKING_PHRASES,
+    TWO_DRUG_CUES,
+    WHICH_DRUG_PHRASES,
+    expand_abbreviations,
+)
 from duocthu_desktop.qa.router import DOSING, INTERACTION, mentions_interaction, route_section
 from duocthu_desktop.qa.textmatch import Text, any_of, first_of
+from duocthu_desktop.text import fold
 
-# "Which drugs ...": the person names a condition, not a drug.
-WHICH_DRUG_PHRASES: tuple[str, ...] = (
-    "thuốc nào", "thuốc gì", "những thuốc", "các thuốc", "loại thuốc nào", "nhóm thuốc nào", "dùng gì",
-    "uống gì", "nên dùng gì", "thuốc nào được", "có thuốc nào", "kể tên thuốc", "liệt kê thuốc",
-    "thuốc chữa", "thuốc trị", "thuốc điều trị",
-)
-# "... causes X": a reverse relation the book is not organised to answer completely.
-CAUSE_PHRASES: tuple[str, ...] = (
-    "gây", "gây ra", "có thể gây", "làm tăng nguy cơ", "dẫn đến", "dẫn tới", "làm xuất hiện", "gây nên",
-    "có tác dụng phụ", "có tác dụng không mong muốn", "là nguyên nhân", "làm tăng", "gây hại",
-)
-_JOINERS: tuple[str, ...] = ("và", "với", "cùng", "cùng với", "+", "chung với")
-# Words around "thuốc nào" that are not the condition ("Tăng huyết áp dùng thuốc gì?", "Thuốc nào tốt cho gan?").
-_CONDITION_FILLER = re.compile(
-    r"^(?:(?:bị|bi|nên|nen|dùng|dung|uống|uong|được|duoc|chỉ định|chi dinh|tốt|tot|dành|danh|cho|để|de|trị|tri|"
-    r"điều trị|dieu tri|chữa|chua|người|nguoi|bệnh nhân|benh nhan|tôi|toi|thì|thi|là|la|có|co|hiệu quả|hieu qua)\s+)+"
-)
-_CONDITION_TAIL = re.compile(r"(?:\s+(?:thì|thi|nên|nen|dùng|dung|uống|uong|là|la|có|co|gì|gi|nào|nao|không|khong))+$")
+_JOINERS = JOINERS
+
+
+def _word_alternatives(words: tuple[str, ...]) -> str:
+    """A regex alternation of the words as written and folded, longest first."""
+    forms = {w for word in words for w in (word, fold(word))}
+    return "|".join(re.escape(w) for w in sorted(forms, key=len, reverse=True))
+
+
+_CONDITION_FILLER = re.compile(r"^(?:(?:" + _word_alternatives(CONDITION_FILLER_WORDS) + r")\s+)+")
+_CONDITION_TAIL = re.compile(r"(?:\s+(?:" + _word_alternatives(CONDITION_TAIL_WORDS) + r"))+$")
+# "thuốc hạ sốt nào", "thuốc giảm đau gì": a which-drug question with the condition between (up to four words).
+_WHICH_AROUND = re.compile(r"(?<!\w)thuốc((?:\s+\w+){1,4}?)\s+(?:nào|gì)(?!\w)")
+_WHICH_AROUND_FOLDED = re.compile(r"(?<!\w)thuoc((?:\s+\w+){1,4}?)\s+(?:nao|gi)(?!\w)")
+_DRUG_WORD = ("thuốc",)
+_GROUP_PREPOSITIONS = frozenset(fold(w) for w in GROUP_PREPOSITIONS)
+_GROUP_HEADS = frozenset(fold(w) for w in GROUP_HEAD_WORDS)
 
 
 def understand(text: str, catalog: Catalog) -> QueryFrame:
     """The frame of one question, on its own (the conversation's earlier turns are merged by memory)."""
     raw_text = Text.of(text)
-    clean = Text.of(scope.strip_injection(text))
+    clean = Text.of(expand_abbreviations(scope.strip_injection(text)))
     interaction_cue = mentions_interaction(clean)
     resolution = catalog.resolve(clean.raw)
     drug_ids = resolution.drug_ids
@@ -73,30 +88,46 @@ def understand(text: str, catalog: Catalog) -> QueryFrame:
         non_human=scope.is_non_human(clean),
         non_medical=not drug_ids and scope.is_non_medical(clean),
         injection_attempt=scope.is_injection_attempt(raw_text),
+        via_trade_name=resolution.via_trade_name,
+        ranking=any_of(clean, RANKING_PHRASES),
     )
     frame.turn_type = _turn_type(frame, clean, interaction_cue)
-    if frame.turn_type == "condition_to_drug" and not frame.condition:
-        frame.condition = _condition_around_which(clean)
+    if frame.turn_type == "contraindicated_in":
+        frame.section_key = CONTRAINDICATIONS
+        frame.condition = _contraindicated_in_what(clean) or frame.condition
+    if frame.turn_type == "condition_to_drug" and (
+        not frame.condition or any_of(Text.of(frame.condition), RANKING_PHRASES + CONDITION_TAIL_WORDS)
+    ):
+        frame.condition = _condition_around_which(clean) or frame.condition
     if frame.turn_type == "interaction":
         frame.section_key = INTERACTION
-    return frame
+    return patient_facts.add_patient_facts(frame, clean.raw)
 
 
 def _turn_type(frame: QueryFrame, text: Text, interaction_cue: bool) -> str:
     if frame.non_human or frame.non_medical:
         return "out_of_scope"
     if not frame.drug_ids:
-        which = any_of(text, WHICH_DRUG_PHRASES)
+        which = _asks_which_drug(text)
+        if which and any_of(text, CONTRAINDICATED_IN_PHRASES):
+            return "contraindicated_in"
         if which and any_of(text, CAUSE_PHRASES):
             return "condition_relation"
         if which or (frame.section_key == "chi_dinh" and frame.condition):
             return "condition_to_drug"
+        if frame.ranking and any_of(text, _DRUG_WORD) and not frame.unknown_drugs:
+            return "condition_to_drug"  # "Thuốc hạ sốt tốt nhất cho trẻ em?": the list, never a clarify
         if scope.is_smalltalk(text) and frame.section_key is None:
             return "smalltalk"
     partners = len(frame.drug_ids) + len(frame.unknown_drugs) + len(frame.drug_classes)
     if frame.drug_ids and partners >= 2:
-        if interaction_cue or (frame.section_key is None and len(frame.drug_ids) >= 2 and any_of(text, _JOINERS)):
+        if interaction_cue or (frame.section_key is None and any_of(text, _JOINERS)):
             return "interaction"
+        if frame.section_key is None and any_of(text, TWO_DRUG_CUES):
+            # "Đang dùng warfarin thì uống paracetamol có ảnh hưởng gì không?", "X có ảnh hưởng đến nồng độ Y?"
+            return "interaction"
+    if frame.section_key is None and frame.drug_ids and partners == 1 and any_of(text, CAUSE_PHRASES):
+        frame.section_key = ADR  # "Paracetamol có gây buồn nôn không?": what the drug causes is its ADR section
     if frame.section_key is None and frame.drug_ids and _has_dosing_facts(frame):
         # "Vancomycin truyền tĩnh mạch cho trẻ 6 tuổi nặng 20 kg?": a route, an age, a weight or a Clcr with a
         # drug and no section named asks how much to give.
@@ -118,18 +149,65 @@ def _has_dosing_facts(frame: QueryFrame) -> bool:
     )
 
 
+def _asks_which_drug(text: Text) -> bool:
+    """'Thuốc nào ...', 'những thuốc ...', 'thuốc hạ sốt nào ...'."""
+    return any_of(text, WHICH_DRUG_PHRASES) or _which_around(text) is not None
+
+
+def _which_around(text: Text) -> re.Match[str] | None:
+    return (_WHICH_AROUND.search(text.norm) if text.accented else _WHICH_AROUND_FOLDED.search(text.folded))
+
+
 def _condition_around_which(text: Text) -> str | None:
-    """The condition of 'Tăng huyết áp dùng thuốc gì?' / 'Thuốc nào tốt cho gan?' (no trigger word before it)."""
+    """The condition of 'Tăng huyết áp dùng thuốc gì?', 'Thuốc nào tốt cho gan?', 'Thuốc hạ sốt nào tốt nhất?'
+    (no trigger word before it); ranking words ('tốt nhất') are not the condition."""
+    norm = text.norm
+    for phrase in RANKING_PHRASES:
+        m = first_of(Text.of(norm), (phrase,))
+        if m is not None:
+            norm = norm[: m[1].start()] + " " * (m[1].end() - m[1].start()) + norm[m[1].end() :]
+    text = Text.of(norm)
+    parts: list[str] = []
+    around = _which_around(text)
+    if around is not None:
+        parts.append(around.group(1))
     hit = first_of(text, WHICH_DRUG_PHRASES)
-    if hit is None:
-        return None
-    _, m = hit
-    for part in (text.norm[: m.start()], text.norm[m.end() :]):
-        part = re.sub(r"[?!.,;:]", " ", part).strip()
-        part = _CONDITION_TAIL.sub("", _CONDITION_FILLER.sub("", part + " ").strip()).strip()
-        if len(part) >= 2:
+    if hit is not None:
+        parts += [text.norm[: hit[1].start()], text.norm[hit[1].end() :]]
+    elif around is None:
+        drug_word = first_of(text, _DRUG_WORD)
+        if drug_word is not None:
+            parts.append(text.norm[drug_word[1].end() :])
+    for part in parts:
+        part = _clean_condition(part)
+        if part is not None:
             return part
     return None
+
+
+def _contraindicated_in_what(text: Text) -> str | None:
+    """'Thuốc nào chống chỉ định cho phụ nữ có thai?' -> 'phụ nữ có thai' (the words after the phrase)."""
+    hit = first_of(text, CONTRAINDICATED_IN_PHRASES)
+    if hit is None:
+        return None
+    rest = re.sub(r"[?!.,;:]", " ", text.norm[hit[1].end() :]).split()
+    if rest and fold(rest[0]) in _GROUP_PREPOSITIONS:  # "cho người đang cho con bú": the first "cho" only
+        rest = rest[1:]
+    while rest and fold(rest[0]) in _GROUP_HEADS:
+        rest = rest[1:]
+    return _clean_condition(" ".join(rest), filler=False)
+
+
+def _clean_condition(part: str, filler: bool = True) -> str | None:
+    part = re.sub(r"[?!.,;:]", " ", part)
+    part = re.sub(r"\s+", " ", part).strip()
+    if filler:
+        part = _CONDITION_FILLER.sub("", part + " ").strip()
+    part = _CONDITION_TAIL.sub("", part).strip()
+    for which in WHICH_DRUG_PHRASES:
+        if part == which or fold(part) == fold(which):
+            return None
+    return part if len(part) >= 2 else None
 
 
 def _dedupe(items: list[str]) -> list[str]:

@@ -1,8 +1,10 @@
 """EmbeddingGemma-300M on the CPU through sentence-transformers, behind the `Embedder` protocol.
 
 The folder is checked (`models.embedding_gemma.check_assembled`) before anything is loaded, so a missing,
-partial or tampered model raises ModelError instead of loading; nothing is ever fetched from a hub.
-`LazyEmbedder` defers the ~10 s load until a dense search really needs it.
+partial or tampered model raises ModelError instead of loading; weights that pass the check but still fail to
+load (truncated or corrupt) raise ModelError too, never a library's own exception. Nothing is ever fetched from
+a hub. `LazyEmbedder` defers the ~10 s load until a dense search really needs it, and remembers a failed load
+so later questions are not slowed by retrying it.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import os
 import threading
 from pathlib import Path
 
+from duocthu_desktop.errors import ModelError
 from duocthu_desktop.retrieval.types import EmbedKind
 from models.embedding_gemma import MODEL_ID, WEIGHTS_SHA256, check_assembled, model_dir
 
@@ -38,19 +41,28 @@ class SentenceTransformerEmbedder:
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         folder = check_assembled(folder or model_dir())
+        self._batch_size = batch_size
+        self._lock = threading.Lock()  # one encode at a time: torch already uses every core
+        try:
+            self._load(folder)
+            self.embed(["khởi động"], "query")  # warm-up, so the first real question is not the slow one
+        except ModelError:
+            raise
+        except Exception as err:  # noqa: BLE001 - corrupt weights fail inside torch/safetensors in many ways
+            raise ModelError(f"Embedding model at {folder} cannot be loaded ({type(err).__name__}: {err}); "
+                             "run `duocthu-models verify`, then `duocthu-models prepare`.") from err
+
+    def _load(self, folder: Path) -> None:
         from sentence_transformers import SentenceTransformer  # heavy import, only when really loading
 
         self._model = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
         self._model.max_seq_length = MAX_SEQ_LENGTH
         dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         self.dimensions = int(dim() or DIMENSIONS)
-        self._batch_size = batch_size
-        self._lock = threading.Lock()  # one encode at a time: torch already uses every core
         import torch
 
         self._torch = torch
         self._document_threads = int(os.environ.get(ENV_THREADS) or torch.get_num_threads())
-        self.embed(["khởi động"], "query")  # warm-up, so the first real question is not the slow one
 
     def embed(self, texts: list[str], kind: EmbedKind) -> list[list[float]]:
         if not texts:
@@ -80,6 +92,7 @@ class LazyEmbedder:
     def __init__(self, folder: Path | None = None) -> None:
         self._folder = folder
         self._inner: SentenceTransformerEmbedder | None = None
+        self._error: ModelError | None = None
         self._lock = threading.Lock()
 
     @property
@@ -87,9 +100,16 @@ class LazyEmbedder:
         return self._inner is not None
 
     def load(self) -> SentenceTransformerEmbedder:
+        """The loaded model; ModelError (the same one again, without retrying) when it cannot be loaded."""
         with self._lock:
             if self._inner is None:
-                self._inner = SentenceTransformerEmbedder(self._folder)
+                if self._error is not None:
+                    raise self._error
+                try:
+                    self._inner = SentenceTransformerEmbedder(self._folder)
+                except ModelError as err:
+                    self._error = err
+                    raise
             return self._inner
 
     def embed(self, texts: list[str], kind: EmbedKind) -> list[list[float]]:

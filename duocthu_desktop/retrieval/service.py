@@ -1,16 +1,22 @@
 """The retrieval service: whole sections by metadata, indication search, dense search, and the decision
 whether what was found may be answered from. No Qt; the question path and the app both call this.
+
+Failures are reasons: a store that fails while reading raises IndexError_ (the turn turns it into an
+abstention); an embedder that cannot load or run leaves the dense fallback empty, with a warning.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from duocthu_desktop.artifacts import MONOGRAPHS_FILE, Chunk, Monograph, read_monographs
-from duocthu_desktop.errors import IndexError_
+from duocthu_desktop.errors import DuocthuError, IndexError_
 from duocthu_desktop.payload import Reason
 from duocthu_desktop.retrieval.manifest import CHROMA_DIR, REBUILD_HINT, read_manifest
 from duocthu_desktop.retrieval.types import (
@@ -23,12 +29,17 @@ from duocthu_desktop.retrieval.types import (
 from duocthu_desktop.settings import ENV_CHROMA_URL, Settings
 from duocthu_desktop.text import fold
 
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
 INDICATION_SECTION = "chi_dinh"
 # Cosine distance (1 - cos) above which a dense indication match is treated as unrelated. Calibrated on the
 # sample book's chi_dinh chunks with EmbeddingGemma: true matches 0.52-0.64 ("cao huyết áp" -> captopril
 # 0.60, "tiểu đường" -> metformin 0.60, "nhiễm virus HIV" -> abacavir 0.52, "đông máu" -> warfarin 0.63);
 # wrong or unrelated ones from 0.68 ("bệnh gout" -> aspirin 0.68, "ung thư vú" 0.75, "sửa xe máy" 0.79).
 DENSE_INDICATION_MAX_DISTANCE = 0.66
+# Nearest-by-meaning indication hits kept when no phrase matched (a fallback, said so in the answer).
+DENSE_INDICATION_K = 10
 _ALNUM = "a-z0-9"
 
 
@@ -41,6 +52,17 @@ def fold_with_offsets(text: str) -> tuple[str, list[int]]:
         out.append(piece)
         origin.extend([i] * len(piece))
     return "".join(out), origin
+
+
+def _read_store(what: str, call: Callable[[], T], location: str = "the index") -> T:
+    """`call()`, with any failure of the store (a damaged Chroma page, a lost server) as IndexError_."""
+    try:
+        return call()
+    except IndexError_:
+        raise
+    except Exception as err:  # noqa: BLE001 - chromadb and sqlite raise many types for one broken index
+        raise IndexError_(f"Reading {what} from {location} failed ({type(err).__name__}: {err}): "
+                          f"{REBUILD_HINT}.") from err
 
 
 def phrase_pattern(condition: str) -> re.Pattern[str] | None:
@@ -120,20 +142,33 @@ class RetrievalService:
     def all_chunks(self) -> list[Chunk]:
         with self._lock:
             if self._all is None:
-                self._all = self.store.all()
+                self._all = _read_store("every chunk", self.store.all, self._location)
             return self._all
 
     def retrieve_framed(self, drug_id: str, section_key: str) -> SectionResult:
         """The whole section, every part (tables in their place) in part_index order."""
-        chunks = self.store.get({"drug_id": drug_id, "section_key": section_key})
+        where = {"drug_id": drug_id, "section_key": section_key}
+        chunks = _read_store(f"{drug_id}/{section_key}", lambda: self.store.get(where), self._location)
         chunks = sorted(chunks, key=lambda c: c.part_index)  # stable: ties keep the store's book order
         return SectionResult(drug_id=drug_id, section_key=section_key, chunks=chunks)
 
     def dense_search(self, query: str, k: int = 8, where: dict | None = None) -> list[tuple[Chunk, float]]:
+        """The k nearest chunks by meaning; none when there is no embedder or it cannot load or run."""
         if self.embedder is None:
             return []
-        vector = self.embedder.embed([query], "query")[0]
-        return self.store.query(vector, k, where)
+        try:
+            vector = self.embedder.embed([query], "query")[0]
+        except DuocthuError as err:
+            log.warning("dense search skipped, embedding model unavailable: %s", err)
+            return []
+        except Exception as err:  # noqa: BLE001 - a broken model fails inside torch in many ways
+            log.warning("dense search skipped, embedding failed (%s: %s)", type(err).__name__, err)
+            return []
+        return _read_store("nearest chunks", lambda: self.store.query(vector, k, where), self._location)
+
+    @property
+    def _location(self) -> str:
+        return str(getattr(self.store, "location", "the index"))
 
     # ---- indication search ------------------------------------------------------------------------
 
@@ -177,10 +212,12 @@ class RetrievalService:
                 break
         return hits
 
-    def search_indication(self, condition: str, k: int = 10) -> list[IndicationHit]:
-        """Drugs whose Chỉ định names the condition: whole-phrase folded match in book order; if none, the
-        nearest chi_dinh chunks by meaning (score order), only those within the distance threshold."""
-        return self._lexical_indication(condition, k) or self._dense_indication(condition, k)
+    def search_indication(self, condition: str, k: int | None = None) -> list[IndicationHit]:
+        """Drugs whose Chỉ định names the condition: every whole-phrase folded match in book order (no cut unless
+        `k` is given: a list of drugs must be complete); if none, the nearest chi_dinh chunks by meaning (score
+        order), only those within the distance threshold, at most `k` or DENSE_INDICATION_K."""
+        lexical = self._lexical_indication(condition, k if k is not None else len(self.all_chunks()))
+        return lexical or self._dense_indication(condition, k if k is not None else DENSE_INDICATION_K)
 
     # ---- may this be answered from? ---------------------------------------------------------------
 

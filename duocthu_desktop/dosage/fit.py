@@ -1,0 +1,290 @@
+"""Which dose statements fit one patient: a filter over `DoseRow`s, with the rules stated once.
+
+- Route: a route the person gave keeps only rows whose route includes it (an injection with no site keeps every
+  injection route; "tiêm tĩnh mạch" keeps infusion too); rows with no route stay only when the section names a
+  single route. No row for that route: the book gives no dose for it (say so, offer the routes it has).
+- Group: population, age, weight and gestational weeks are compared as numbers with their units against each
+  row's bounds (15 tuổi is outside "3 tháng - 12 tuổi"); a row that bounds nothing fits its population.
+- Indication (after the route): a condition the person named keeps the rows under a matching indication, or
+  naming it; when none matches, the rows the book gives for no indication in particular.
+- Renal: a Clcr keeps the renal rows whose band holds it, and drops the normal-function doses; no Clcr and no
+  kidney disease drops the renal rows. Likewise hepatic rows only for liver disease.
+- Size: past `MAX_ROWS` statements, ask for the missing fact (route, indication, age/weight) instead of listing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from duocthu_desktop.dosage.rows import DoseRow
+from duocthu_desktop.text import fold
+
+MAX_ROWS = 8
+ADULT_YEARS = 18.0
+NEONATE_YEARS = 28 / 365
+INJECTION = frozenset({"tiem_tinh_mach", "truyen_tinh_mach", "tiem_bap", "tiem_duoi_da", "tiem_trong_da",
+                       "tiem_noi_tuy"})
+IV = frozenset({"tiem_tinh_mach", "truyen_tinh_mach"})
+_ROUTE_ALIASES = {"xit": "hit", "tiem": "tiem"}
+DOSE_KINDS = frozenset({"dose", "max_dose", "loading_dose", "adjustment"})
+
+
+@dataclass
+class Patient:
+    """The facts a dose depends on, as the question gave them."""
+
+    route: str | None = None
+    population: str | None = None
+    age_years: float | None = None
+    weight_kg: float | None = None
+    gestational_weeks: float | None = None
+    clcr: float | None = None
+    renal_impairment: bool = False
+    hepatic_impairment: bool = False
+    condition: str | None = None
+
+    @property
+    def is_child(self) -> bool:
+        young = self.age_years is not None and self.age_years < ADULT_YEARS
+        return self.population in ("tre_em", "so_sinh") or young or self.gestational_weeks is not None
+
+    @classmethod
+    def from_frame(cls, frame) -> Patient:
+        return cls(
+            route=_ROUTE_ALIASES.get(frame.route, frame.route) if frame.route else None,
+            population=frame.population,
+            age_years=frame.age_years,
+            weight_kg=frame.weight_kg,
+            gestational_weeks=frame.gestational_weeks,
+            clcr=frame.clcr,
+            renal_impairment=bool(getattr(frame, "renal_impairment", False)) or frame.clcr is not None,
+            hepatic_impairment=bool(getattr(frame, "hepatic_impairment", False)),
+            condition=frame.condition,
+        )
+
+
+@dataclass
+class Fit:
+    """The rows that fit, or the fact to ask for first."""
+
+    rows: list[DoseRow] = field(default_factory=list)
+    ask_route: list[str] = field(default_factory=list)  # routes the book gives, when the person must choose
+    no_dose_for_route: bool = False  # the person's route has no dose in the book
+    ask_indication: list[str] = field(default_factory=list)
+    ask_age_or_weight: bool = False
+    ask_population: bool = False  # the section doses adults and children differently and the group is unknown
+    other_indications: list[str] = field(default_factory=list)  # offered as quick replies beside the answer
+    notes: list[str] = field(default_factory=list)  # Vietnamese sentences for the message
+
+    @property
+    def quarantined(self) -> bool:
+        return any(r.quarantined for r in self.rows)
+
+
+def route_matches(wanted: str, row_routes: list[str]) -> bool:
+    if wanted == "tiem":
+        return bool(INJECTION & set(row_routes)) or "other" in row_routes
+    if wanted in IV:
+        return bool(IV & set(row_routes))
+    return wanted in row_routes
+
+
+def fits_group(row: DoseRow, p: Patient) -> bool:
+    """The row's group holds this patient (unknown facts never rule a row out)."""
+    age = p.age_years
+    pop = p.population
+    if pop in ("mang_thai", "cho_con_bu"):
+        pop = "nguoi_lon"
+    if age is None and pop == "nguoi_lon":
+        age = None
+    if row.population is not None and pop is not None:
+        same = row.population == pop or (
+            pop == "nguoi_cao_tuoi" and row.population == "nguoi_lon"
+        ) or (pop == "so_sinh" and row.population == "tre_em" and row.age is not None) or (
+            pop == "tre_em" and row.population == "so_sinh" and age is not None and age <= NEONATE_YEARS
+        )
+        if not same:
+            return False
+    if row.population == "nguoi_lon" and age is not None and age < ADULT_YEARS:
+        return False
+    if row.population in ("tre_em", "so_sinh") and age is not None and age > ADULT_YEARS:
+        return False
+    if row.age is not None:
+        if row.age.gestational:
+            if p.gestational_weeks is not None and not _within(p.gestational_weeks, row.age.min, row.age.max):
+                return False
+            if p.gestational_weeks is None and age is not None and age > NEONATE_YEARS:
+                return False
+        elif age is not None:
+            lo, hi = row.age.years()
+            if not _within(age, lo, hi):
+                return False
+        elif p.gestational_weeks is not None:
+            lo, _ = row.age.years()
+            if lo is not None and lo > NEONATE_YEARS:  # a neonate (weeks of gestation) is under this band
+                return False
+    if row.weight_kg is not None and p.weight_kg is not None:
+        if not _within(p.weight_kg, row.weight_kg.min, row.weight_kg.max):
+            return False
+    return True
+
+
+def fits_renal(row: DoseRow, p: Patient) -> bool | None:
+    """True: a renal row for this clearance; False: ruled out; None: not a renal row."""
+    if row.renal is None:
+        return None
+    if not p.renal_impairment:
+        return False
+    if p.clcr is None or row.renal.dialysis:
+        return not row.renal.dialysis or p.clcr is None
+    if row.renal.clcr_min is None and row.renal.clcr_max is None:
+        return True
+    return _within(p.clcr, row.renal.clcr_min, row.renal.clcr_max)
+
+
+def _within(value: float, lo: float | None, hi: float | None) -> bool:
+    return (lo is None or value >= lo - 1e-9) and (hi is None or value <= hi + 1e-9)
+
+
+# Words that name no disease by themselves ("viêm", "nhiễm khuẩn"): an indication must share a specific word.
+_GENERIC_CONDITION_WORDS = frozenset(
+    "viem nhiem khuan benh chung hoi trieu cap man tinh do va o cho nguoi tre em lon bi dieu tri phong du".split()
+)
+
+
+def indication_matches(condition: str, row: DoseRow) -> bool:
+    """At least half of the person's specific condition words (none of them generic) stand as whole words in the
+    row's indication, headings or own words, diacritics folded ("trạng" is not "tràng")."""
+    return indication_score(condition, row) >= 0.5
+
+
+def indication_score(condition: str, row: DoseRow) -> float:
+    words = [w for w in re.findall(r"\w+", fold(condition)) if len(w) > 1]
+    specific = [w for w in words if w not in _GENERIC_CONDITION_WORDS] or words
+    if not specific:
+        return 0.0
+    target = set(re.findall(r"\w+", fold(" ".join([row.indication or "", *row.headings, row.text]))))
+    return sum(1 for w in specific if w in target) / len(specific)
+
+
+def choose(rows: list[DoseRow], p: Patient) -> Fit:
+    """The rows of one dosage section that fit the patient, in the book's order, or what to ask first."""
+    fit = Fit()
+    candidates = [r for r in rows if r.kind in DOSE_KINDS or _specific(r)]
+    # organ: renal rows only for a kidney patient, and then instead of the normal-function doses
+    renal = [r for r in candidates if fits_renal(r, p) is True]
+    if p.clcr is not None and renal:
+        candidates = renal + [r for r in candidates if r.renal is None and r.kind == "max_dose"]
+    else:
+        candidates = [r for r in candidates if r.renal is None or fits_renal(r, p)]
+        if p.clcr is not None:
+            fit.notes.append("Dược thư không ghi mức điều chỉnh liều theo Clcr ở phần liều lượng; "
+                             "dưới đây là liều sách ghi, cần đối chiếu phần Thận trọng.")
+    hepatic = [r for r in candidates if r.hepatic]
+    candidates = [r for r in candidates if not r.hepatic] + (hepatic if p.hepatic_impairment else [])
+    candidates.sort(key=rows.index)
+    # group; for a child, only what the book says of children: an unlabelled dose is the book's default (adult)
+    if p.population is None and p.age_years is None and p.weight_kg is None and p.gestational_weeks is None:
+        dosed = [r for r in candidates if r.kind in ("dose", "loading_dose")]
+        if any(_for_children(r) for r in dosed) and any(not _for_children(r) for r in dosed):
+            fit.ask_population = True
+            return fit
+    candidates = [r for r in candidates if fits_group(r, p)]
+    if p.is_child:
+        child = [r for r in candidates if _for_children(r)]
+        if not child:
+            fit.notes.append("Dược thư không ghi liều riêng cho trẻ em ở nhóm tuổi/cân nặng này.")
+            return fit
+        candidates = child
+    # route and indication: a route the person gave narrows first (its absence is said plainly); with no route
+    # given, the indication narrows first, so a route is asked only when the doses that fit still differ by it
+    if p.route:
+        candidates = _by_route(candidates, rows, p, fit)
+        if fit.ask_route:
+            return fit
+        candidates = _by_indication(candidates, p, fit)
+    else:
+        candidates = _by_indication(candidates, p, fit)
+        candidates = _by_route(candidates, rows, p, fit)
+        if fit.ask_route:
+            return fit
+    # size
+    if len([r for r in candidates if not r.quarantined]) > MAX_ROWS:
+        indications = _distinct(r.indication for r in candidates)
+        general = [r for r in candidates if r.indication is None]
+        if not p.condition and indications and general and len(general) <= MAX_ROWS:
+            # the doses the book gives for no indication in particular; the others are offered by name
+            fit.other_indications = indications
+            fit.notes.append("Dược thư còn ghi liều riêng cho: " + "; ".join(i.rstrip(": ") for i in indications)
+                             + ".")
+            candidates = general
+        elif not p.condition and len(indications) > 1:
+            fit.ask_indication = indications
+            return fit
+        if p.is_child and p.age_years is None and p.weight_kg is None and any(r.age or r.weight_kg for r in candidates):
+            fit.ask_age_or_weight = True
+            return fit
+    fit.rows = candidates
+    return fit
+
+
+def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:
+    routes_here = _routes(candidates)
+    if p.route:
+        routed = [r for r in candidates if route_matches(p.route, r.route)]
+        if not routed and not (len(routes_here) <= 1 and not any(r.route for r in candidates)):
+            fit.no_dose_for_route = True
+            fit.ask_route = _routes([r for r in candidates if r.kind in DOSE_KINDS]) or _routes(
+                [r for r in rows if r.kind in DOSE_KINDS])
+            return []
+        candidates = routed or candidates
+    elif len(routes_here) > 1:
+        dose_routes = _routes([r for r in candidates if r.kind in ("dose", "loading_dose")])
+        if len(dose_routes) > 1:
+            fit.ask_route = dose_routes
+            return []
+        candidates = [r for r in candidates if not r.route or set(r.route) & set(dose_routes)]
+    if len(_routes(candidates)) > 1 or p.route:
+        candidates = [r for r in candidates if r.route]
+    return candidates
+
+
+def _by_indication(candidates: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:
+    if not p.condition:
+        return candidates
+    scores = {id(r): indication_score(p.condition, r) for r in candidates}
+    best = max(scores.values(), default=0.0)
+    if best >= 0.5:
+        return [r for r in candidates if scores[id(r)] == best]  # the closest indication, not every partial one
+    general = [r for r in candidates if r.indication is None]
+    if general:
+        fit.notes.append(f"Dược thư không ghi liều riêng cho \"{p.condition}\"; dưới đây là liều chung.")
+        return general
+    return candidates
+
+
+def _for_children(row: DoseRow) -> bool:
+    if row.population in ("tre_em", "so_sinh"):
+        return True
+    if row.age is None:
+        return False
+    lo, hi = row.age.years()
+    return row.age.gestational or (hi is not None and hi <= ADULT_YEARS)
+
+
+def _specific(row: DoseRow) -> bool:
+    """An instruction that carries a number and bounds its own age or weight (kept with the doses)."""
+    return any(ch.isdigit() for ch in row.text) and (row.age is not None or row.weight_kg is not None)
+
+
+def _routes(rows: list[DoseRow]) -> list[str]:
+    return _distinct(route for r in rows for route in r.route)
+
+
+def _distinct(values) -> list:
+    out: list = []
+    for v in values:
+        if v is not None and v not in out:
+            out.append(v)
+    return out

@@ -1,0 +1,676 @@
+"""The dosage section read as the book structures it: every statement with the fields it inherits.
+
+The book nests its labels in no fixed order (route → indication → group in one monograph, group → route in
+another), so nothing here assumes an order. A stack holds the headings read so far, each of one dimension
+(group, indication, route). A new heading replaces the last heading of its own dimension and everything nested
+under it, or nests under the current ones when its dimension is not on the stack yet; a generic heading
+("Liều lượng:", "Cách dùng:") starts over. A label that leads its own text ("Người lớn: 500 mg ...") holds for its
+paragraph; a band label ("Trẻ em 4 - 6 tuổi:") and the group words a sentence states hold for the sentences after
+it in the same paragraph until another group is named. A statement's own words win over everything inherited.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from duocthu_desktop.artifacts import Chunk
+from duocthu_desktop.dosage import reading
+from duocthu_desktop.dosage.rows import AgeBound, DoseRow, RenalBand, WeightBound
+from duocthu_desktop.dosage.words import (
+    ROUTE_NAMES,
+    age_in,
+    names_hepatic,
+    names_renal,
+    renal_in,
+    routes_in,
+    weight_in,
+)
+from duocthu_desktop.qa.band_labels import POPULATION_PATTERNS
+from duocthu_desktop.text import fold
+
+DOSAGE_KEY = "lieu_luong_cach_dung"
+
+_GENERIC = re.compile(
+    r"^(?:cach dung|lieu dung|lieu luong|lieu luong va cach dung|cach dung va lieu luong|lieu dung va cach dung"
+    r"|cach dung - lieu luong|lieu thuong dung)$"
+)
+_NOTE = re.compile(
+    r"^(?:ghi chu|chu y|luu y|khuyen cao|vi du|thi du|thong so|bang\b|pha\b|cach pha|thoi gian|toc do|nong do"
+    r"|phac do|lieu phap|dung lieu|dung lieu phap|che do|theo doi|tan suat|kiem tra|xet nghiem|dinh luong)"
+    r"|(?:nhu sau|bang sau|lieu sau|sau day|duoi day)$"
+)
+_LIKE_GROUP = re.compile(
+    r"\b(?:nhu|tuong tu|giong|bang|lieu)\s+(?:(?:o|cho|voi|doi voi)\s+)?(?:nguoi lon|tre em|tre)\b"
+)
+# A label that states a condition within the indication above ("Nếu suy giảm miễn dịch nặng:", "Ở người có
+# khả năng miễn dịch:"), not an indication of its own.
+_RENAL_DISEASE = re.compile(r"\bsuy than (?:cap|man)\b")
+_OTHER_ROUTES = re.compile(r"^(?:cac )?(?:duong dung|cach dung) khac$")
+_CONDITION = re.compile(r"^(?:neu|o|khi|hoac)\b")
+# Labels that qualify the indication above rather than name one: severity ("Bệnh nặng/biến chứng:"), a phase of
+# the course ("Trong hai ngày tiếp theo:", "Từ ngày thứ 3 đến ngày thứ 14:"), a formulation ("viên giải phóng
+# chậm:"), local use ("Dùng tại chỗ:").
+_SEVERITY = re.compile(r"^(?:(?:benh|the|muc do) )?(?:(?:tu )?nhe|vua|nang|trung binh|tram trong)\b")
+_QUALIFIER = re.compile(
+    _SEVERITY.pattern
+    + r"|^(?:trong|tu|sau) (?:\w+ ){0,2}(?:ngay|tuan|gio|thang)\b"
+    r"|^(?:vien|dang|che pham|hon dich)\b|^dung tai cho$"
+)
+_DOSE_WORD = re.compile(r"\blieu\b")  # a label about the dose ("Xác định trọng lượng để tính liều") is no indication
+# "Với trường hợp X:", "Trong trường hợp X:": a case within its paragraph.
+_CASE = re.compile(r"^(?:voi|trong|doi voi) truong hop\b")
+_GROUP_FIRST = re.compile(r"^(?:o |cho |doi voi )?(?:nguoi|tre|so sinh|benh nhi|phu nu|thieu nien|nhu nhi|\d)")
+_FOR_GROUP = re.compile(r"\b(?:o|cho|doi voi) (?:nguoi|tre|so sinh|phu nu|benh nhi)")
+_REMARK = re.compile(r"^(?:ghi chu|chu y|luu y)$")
+# A note on how to prepare or give the drug ("Pha dung dịch tiêm truyền:", "Thời gian tiêm truyền:").
+_ADMIN_NOTE = re.compile(r"^(?:pha\b|cach pha|thoi gian (?:tiem|truyen)|toc do|nong do|cach tiem|cach truyen)")
+_MAX = re.compile(r"^(?:lieu (?:\w+ ){0,3})?(?:toi da|cao nhat|khong (?:duoc )?(?:\w+ )?(?:vuot )?qua)\b")
+_MAX_LABEL = re.compile(r"\btoi da\b")
+# "Không dùng liều tấn công", "Nếu không đáp ứng với liều đầu tiên, ...": a loading dose named, not given.
+_NOT_THIS = re.compile(r"(?:khong(?: \w+)?|voi|sau|cua|tranh)\s*$")
+_LOADING = re.compile(r"\blieu (?:nap|tan cong|dau tien)\b")
+_ADJUST = re.compile(
+    r"\b(?:giam lieu|dieu chinh lieu|gian (?:rong )?khoang|noi rong|giam \w+ lieu|thay doi|bo sung|lieu thap"
+    r"|lieu cao hon|lieu \w+ hon)\b"
+)
+# Words of a group label that say nothing beyond the group and its band: what is left names an indication.
+_BAND_WORDS = frozenset(
+    "va o cho ke ca benh nhan nguoi em nho tre lon cao tuoi so sinh hoac thieu nien nhu nhi gia tren duoi tu den"
+    " toi kg tuan thang ngay nam thai chinh theo can nang thieu thang hon tro len con bu mang co phu nu"
+    " clcr ml phut do thanh thai creatinin suy than gan chuc nang giam tinh sau khi tat kinh".split()
+)
+OWN_ROUTE_WINDOW = 8  # a sentence names its own route within its first words ("Liều uống thường dùng là ...")
+_ROUTE_WORDS = frozenset(
+    w for name in ROUTE_NAMES.values() for w in fold(name).split()
+) | {"tiem", "truyen", "tinh", "mach", "duong", "dung", "cham", "lien", "tuc", "thuoc", "mo", "kem"}
+
+
+@dataclass
+class Fields:
+    """What a label, a sentence or a heading says a statement applies to."""
+
+    routes: list[str] = field(default_factory=list)
+    population: str | None = None
+    age: AgeBound | None = None
+    weight: WeightBound | None = None
+    renal: RenalBand | None = None
+    hepatic: bool = False
+    indication: str | None = None
+    age_only: bool = False  # the group is inferred from an age band alone ("3 - 6 tháng tuổi")
+
+    @property
+    def has_group(self) -> bool:
+        return self.population is not None or self.age is not None or self.weight is not None
+
+
+@dataclass
+class Level:
+    dim: str  # "group" | "indication" | "route"
+    label: str
+    fields: Fields
+    inline: bool = False  # a label that opened a statement, not a heading alone on its line
+    paragraph_only: bool = False  # holds for its paragraph only
+    piece: int = 0  # the statement whose labels pushed it
+    soft: bool = False  # a label opening a paragraph of remarks ("Trẻ em: Kinh nghiệm ... còn hạn chế.")
+
+
+def populations_in(text: str) -> set[str]:
+    """The groups `text` names ("người lớn", "trẻ em", "sơ sinh", "người cao tuổi"); a comparison with a group
+    ("liều như người lớn") names none."""
+    folded = _LIKE_GROUP.sub(" ", fold(text))
+    found = {pop for pattern, pop in POPULATION_PATTERNS if pattern.search(folded)}
+    if re.search(r"\b(?:phu nu )?(?:mang thai|co thai)\b", folded):
+        found.add("mang_thai")
+    if re.search(r"\bcho con bu\b", folded):
+        found.add("cho_con_bu")
+    if "nguoi_cao_tuoi" in found:
+        found.discard("nguoi_lon")
+    return found
+
+
+def read_fields(text: str, *, label: bool = False) -> Fields:
+    """The fields one label or one statement's opening words state."""
+    f = Fields(routes=routes_in(text), age=age_in(text, label), weight=weight_in(text), renal=renal_in(text, label))
+    pops = populations_in(_group_part(text) if label else text)
+    if f.age is not None and f.age.gestational:
+        pops = (pops - {"tre_em"}) | {"so_sinh"}
+    if len(pops) == 1:
+        f.population = next(iter(pops))
+    elif not pops and f.age is not None:
+        lo, hi = f.age.years()
+        if hi is not None and hi <= 18:
+            f.population = "tre_em"
+            f.age_only = True
+        elif lo is not None and lo >= 18:
+            f.population = "nguoi_lon"
+    if f.renal is None and names_renal(text):
+        f.renal = RenalBand()
+    f.hepatic = names_hepatic(text)
+    if label and (f.renal is not None or f.hepatic) and re.search(r"\b(?:va|hoac)\b", fold(text)):
+        f.population = None  # "Người suy thận và người cao tuổi": either group, not one
+    return f
+
+
+def _group_part(label: str) -> str:
+    """Where a label names its group: its first listed item ("Nhiễm khuẩn huyết, nhiễm khuẩn huyết sơ sinh, ..."
+    lists diseases), or a group it is for ("... ở trẻ em")."""
+    first = label.split(",")[0]
+    rest = re.findall(r"(?:\b(?:ở|cho|đối với)\s+)(?:người|trẻ|sơ sinh|phụ nữ|bệnh nhi)[^,;]*", label[len(first):], re.I)
+    return " ".join([first, *rest])
+
+
+def classify(words: str) -> tuple[str, Fields]:
+    """What a label is: generic, note, kind (a dose kind such as "Liều tối đa"), group, route or indication."""
+    words = words.strip().rstrip(":").strip()
+    folded = fold(words)
+    f = read_fields(words, label=True)
+    if _GENERIC.match(folded):
+        return "generic", f
+    if _OTHER_ROUTES.match(folded):
+        return "route", f  # "Các đường dùng khác:": a sibling of the route headings, naming none
+    if f.renal is not None and _RENAL_DISEASE.search(folded):
+        f.indication = words  # "Suy thận cấp hoặc mạn:": the disease treated, not an impaired organ's band
+        return "indication", f
+    if f.renal is not None or f.hepatic:
+        return "group", f
+    if _NOTE.search(folded):
+        return "note", f
+    if folded.startswith("lieu ") or _MAX_LABEL.search(folded):
+        return "kind", f
+    if f.has_group and f.routes:
+        return "group", f  # "Dùng dung dịch trực tràng, người lớn và trẻ em trên 10 kg:": a band and its route
+    if f.has_group:
+        if sum(1 for w in re.findall(r"[a-z]+", folded) if w not in _BAND_WORDS) < 2 or _GROUP_FIRST.match(folded):
+            return "group", f  # the group, perhaps qualified ("Người lớn tăng nhẹ nồng độ calci huyết")
+        # an indication that names its group ("Điều trị tăng huyết áp ở trẻ em"): an indication heading
+        f.indication = words.strip()
+        return "indication", f
+    if f.routes:
+        return "route", f
+    if (_CONDITION.match(folded) or _QUALIFIER.match(folded) or _DOSE_WORD.search(folded)) and not f.has_group:
+        return "note", f
+    f.indication = words.strip()
+    return "indication", f
+
+
+def _merged_heading(text: str, start: int, end: int) -> int | None:
+    """A route or generic heading the extractor joined to the sentence after it ("Truyền tĩnh mạch Liều dùng
+    được ...", "Liều lượng Liệu pháp ..."): where that sentence begins, or None."""
+    m = re.match(r"([^\W\d][\w ]{2,40}?) (?=[A-ZĐÀ-Ỹ][a-zà-ỹ])", text[start:end])
+    if m is not None and _GENERIC.match(fold(m.group(1))):
+        return start + m.end()
+    if m is None or not routes_in(m.group(1)):
+        return None
+    if not set(fold(m.group(1)).split()) <= _ROUTE_WORDS:
+        return None
+    return start + m.end()
+
+
+def _standalone_heading(text: str, start: int, end: int) -> bool:
+    """A short line with no number and no full stop is a heading even without ":"; so is a paragraph of one
+    phrase ending in ":"."""
+    line = text[start:end].strip()
+    if not line or not line[0].isupper():
+        return False
+    if line.endswith(":") and not re.search(r"[.!?;]\s", line):
+        return True  # a list of indications or an intro that runs over lines, ending in ":"
+    return len(line) <= 90 and not re.search(r"\d|[.;!?]$", line)
+
+
+class SectionReader:
+    """Walks one dosage section, chunk by chunk, in the book's order."""
+
+    def __init__(self, drug_id: str) -> None:
+        self.drug_id = drug_id
+        self.stack: list[Level] = []
+        self.rows: list[DoseRow] = []
+        self.piece_no = 0
+
+    # ---- the heading stack ---------------------------------------------------------------------------
+
+    def end_paragraph(self) -> None:
+        self.stack = [lv for lv in self.stack if not lv.paragraph_only]
+
+    def lists_routes(self) -> bool:
+        """Under a heading of other routes ("Các đường dùng khác:"), each route label is one item of a list."""
+        return any(lv.dim == "route" and not lv.inline and not lv.fields.routes for lv in self.stack)
+
+    def push(self, kind: str, label: str, f: Fields, inline: bool, paragraph_only: bool = False) -> None:
+        """A heading alone on its line closes the labels that opened statements above it and replaces its own
+        dimension with all nested under it; a label opening a statement replaces the label of its dimension that
+        opened an earlier statement, and holds on top of the headings until the next heading."""
+        if kind == "generic":
+            # starts over, but not under the labels of its own statement ("Tăng huyết áp: Liều thường dùng: ...")
+            self.stack = [lv for lv in self.stack if lv.piece == self.piece_no and lv.inline]
+            return
+        if kind not in ("group", "route", "indication"):
+            return
+        level = Level(kind, label, f, inline, paragraph_only, self.piece_no)
+        if inline or paragraph_only:
+            # a sibling label: the earlier one goes, with the labels of earlier statements nested under it
+            if kind == "indication":
+                # the routes labelled under the indication before this one do not hold for this one
+                self.stack = [lv for lv in self.stack if not (lv.inline and lv.dim == "route"
+                                                              and lv.piece != self.piece_no)]
+            same = [i for i, lv in enumerate(self.stack) if lv.inline and lv.dim == kind]
+            if same:
+                self.stack = self.stack[: same[-1]] + [
+                    lv for lv in self.stack[same[-1] + 1 :] if not lv.inline or lv.piece == self.piece_no
+                ]
+            self.stack.append(level)
+            return
+        self.stack = [lv for lv in self.stack if not lv.inline]
+        same = [i for i, lv in enumerate(self.stack) if lv.dim == kind]
+        if same:
+            del self.stack[same[-1] :]
+        self.stack.append(level)
+
+    def inherited(self) -> Fields:
+        out = Fields()
+        for lv in self.stack:
+            out = _overlay(out, lv.fields)
+        return out
+
+    # ---- reading ---------------------------------------------------------------------------------------
+
+    def read_chunk(self, chunk: Chunk, before_table: bool = False) -> None:
+        """`before_table`: a table follows this chunk, so a last line ending in ":" introduces it."""
+        if chunk.quarantined:
+            self._table_row(chunk)
+            return
+        text = chunk.text
+        spans = reading.paragraphs(text)
+        intros = _table_intros(text, spans) if before_table else set()
+        for i, (p_start, p_end) in enumerate(spans):
+            self._paragraph(chunk, p_start, p_end, table_intro=i in intros)
+            self.end_paragraph()
+
+    def _paragraph(self, chunk: Chunk, start: int, end: int, table_intro: bool = False) -> None:
+        text = chunk.text
+        merged = _merged_heading(text, start, end)
+        if merged is not None:
+            words = text[start:merged].strip()
+            kind, f = classify(words)
+            self.push(kind, words, f, inline=False)
+            start = merged
+        elif table_intro:
+            # a table's intro or caption: a statement of its own, under the headings above it; what the
+            # paragraph says before its last sentence is read as usual
+            spans = reading.sentences(text, start, end)
+            if len(spans) > 1:
+                self._sentences(chunk, spans[:-1], end=spans[-1][0])
+                start = spans[-1][0]
+            words = text[start:end].strip().rstrip(":")
+            f = _overlay(self.inherited(), _group_only(read_fields(words, label=True)))
+            f.routes = routes_in(words) or f.routes
+            kind = "adjustment" if f.renal is not None or f.hepatic else "instruction"
+            self.rows.append(self._row(chunk, start, _rstrip_end(text, start, end), f, words, None, kind))
+            return
+        elif _standalone_heading(text, start, end) and not reading.DOSE.search(text[start:end]):
+            labels, body = reading.labels_at(text, start, end)
+            if body < _rstrip_end(text, start, end) or not labels:
+                labels = [reading.Label(start, end, text[start:end].strip().rstrip(":"))]
+            for lab in labels:  # "Nhiễm vi khuẩn ... đường tiết niệu: Người lớn:" is two headings
+                kind, f = classify(lab.text)
+                if kind == "kind" and f.routes:
+                    kind = "route"  # "Liều uống cho người có chức năng thận bình thường:"
+                self._heading(kind, lab.text, f, inline=False)
+            return
+        self._sentences(chunk, reading.sentences(text, start, end), end)
+
+    def _sentences(self, chunk: Chunk, spans: list[tuple[int, int]], end: int) -> None:
+        carry = Fields()
+        first = True
+        for s_start, s_end in spans:
+            for piece in reading.pieces(chunk.text, s_start, s_end, cuts=_cuts_clause):
+                carry = self._piece(chunk, piece, carry, at_end=piece.end >= end, first=first)
+                first = False
+
+    def _heading(self, kind: str, words: str, f: Fields, inline: bool, paragraph_only: bool = False,
+                 soft: bool = False) -> None:
+        if kind == "note" and _REMARK.match(fold(words)):
+            self.stack = [lv for lv in self.stack if not lv.inline]  # a general remark: no label above holds
+        if kind == "note" and not inline and not _ADMIN_NOTE.match(fold(words)):
+            # a new topic ("Theo dõi INR và điều chỉnh liều:") ends the groups a paragraph's label opened
+            self.stack = [lv for lv in self.stack
+                          if not (lv.soft and lv.dim != "route" and lv.piece != self.piece_no)]
+        if kind == "note" and _ADMIN_NOTE.match(fold(words)):
+            # how to prepare or give the drug: no longer about one organ's impairment
+            self.stack = [lv for lv in self.stack if not (lv.dim == "group" and _is_organ(lv.fields))]
+        if kind == "indication" and f.has_group and _FOR_GROUP.search(fold(words)):
+            # "Một số chỉ định đặc biệt đối với trẻ em:": a group heading and an indication heading under it
+            group = Fields(population=f.population, age=f.age, weight=f.weight)
+            self.push("group", words, group, inline, paragraph_only)
+            f = replace(f, population=None, age=None, weight=None)
+        self.push(kind, words, f, inline, paragraph_only)
+        if soft and self.stack and self.stack[-1].label == words:
+            self.stack[-1].soft = True
+
+    def _piece(self, chunk: Chunk, piece: reading.Piece, carry: Fields, at_end: bool, first: bool) -> Fields:
+        text = chunk.text
+        self.piece_no += 1
+        body = text[piece.body_start : piece.end]
+        doses = reading.gives_dose(body)
+        heading_only = not body.strip() and at_end
+        # a label opening a paragraph whose own sentence gives no dose heads what follows, like a heading; so
+        # does a label whose statement ends the paragraph with ":" (it introduces the lines below)
+        as_heading = heading_only or (first and not doses) or (at_end and not doses and body.rstrip().endswith(":"))
+        kind_label = None
+        label_fields = Fields()
+        label_routes: list[str] = []
+        labelled_indication = False
+        generic_label = False
+        for lab in piece.labels:
+            kind, f = classify(lab.text)
+            generic_label = generic_label or kind == "generic"
+            label_routes += [r for r in f.routes if r not in label_routes and not (kind == "note" and r == "other")]
+            if kind == "generic" and not (first or heading_only):
+                continue  # "...: Liều thường dùng: 25 mg" inside a statement names its dose, it starts nothing
+            if kind == "kind":
+                kind_label = lab.text
+                label_fields = _overlay(label_fields, f)
+            elif kind == "group" and not as_heading and _is_band(f) and not _is_organ(f) and not f.indication:
+                # a band label leading its text: holds for this paragraph's sentences
+                label_fields = _overlay(label_fields, f)
+            else:
+                # an indication opening a later sentence, a route item of a list: for this paragraph only
+                only = (kind == "indication" and _CASE.match(fold(lab.text)) is not None) or (
+                    kind == "route" and self.lists_routes()) or (not as_heading and kind == "indication" and not first)
+                self._heading(kind, lab.text, f, inline=not as_heading, paragraph_only=only,
+                              soft=as_heading and not heading_only)
+                if kind == "group":
+                    carry = Fields(routes=carry.routes)
+                elif kind == "route":
+                    carry = Fields()  # "...; trẻ em ... 10 mg/ngày. Dung dịch trực tràng: ...": the book names no group
+                elif kind == "indication":
+                    carry = Fields()  # a new indication starts a new regimen
+                    labelled_indication = True
+        if heading_only or not body.strip():
+            return carry
+        if at_end and not doses and body.rstrip().endswith(":"):
+            # "Đối với người suy thận, phải giảm liều theo ...:" introduces the lines below: a statement, and
+            # a heading of the group or band it names
+            kind, f = classify(_head(body).rstrip().rstrip(":"))
+            if kind in ("group", "route"):
+                self._heading(kind, body.strip().rstrip(":"), f, inline=False)
+        if not doses and generic_label and routes_in(body, window=2):
+            # "Cách dùng: Uống thuốc trước ăn 1 giờ.": the route the whole section is given by
+            self._heading("route", body.strip(), Fields(routes=routes_in(body, window=2)), inline=False, soft=True)
+        if not doses and not piece.labels and _INDICATION_ONLY.match(body.strip()):
+            self._heading("indication", body.strip().rstrip("."), Fields(indication=body.strip().rstrip(".")),
+                          inline=False)
+            return Fields()
+        if not doses and _only_routes(body):
+            # "Phác đồ ...: Tiêm tĩnh mạch chậm.": a route given to what follows in the paragraph, not a statement
+            return replace(carry, routes=routes_in(body))
+        own = read_fields(_head(body))
+        own.routes = _own_routes(body, doses or bool(label_routes))
+        if not labelled_indication:
+            own.indication = own_indication(body)
+        inherited = self.inherited()
+        new_carry = carry
+        if label_fields.has_group or label_fields.renal:
+            new_carry = replace(_group_only(label_fields), routes=carry.routes, indication=carry.indication)
+        if own.has_group or own.renal is not None or own.indication:
+            new_carry = _overlay(new_carry, _group_only(own))
+        routes = _merge_routes(label_routes, own.routes, new_carry.routes or inherited.routes)
+        if label_routes or own.routes:
+            new_carry = replace(new_carry, routes=routes)
+        fields = _overlay(_overlay(inherited, new_carry), Fields(hepatic=own.hepatic))
+        start = piece.labels[0].start if piece.labels else piece.body_start
+        self.rows.append(self._row(chunk, start, piece.end, fields, body, kind_label))
+        # what a sentence with no dose says of itself (a warning, a general remark) is not carried on
+        if not doses and not label_fields.has_group and not label_fields.renal and not own.indication:
+            opening = routes_in(body, window=2)
+            return replace(carry, routes=own.routes) if opening else carry
+        return new_carry
+
+    def _row(self, chunk: Chunk, start: int, end: int, f: Fields, body: str, kind_label: str | None,
+             kind: str | None = None) -> DoseRow:
+        return DoseRow(
+            drug_id=self.drug_id,
+            chunk_id=chunk.chunk_id,
+            printed_page=page_at(chunk, start),
+            text=chunk.text[start:end],
+            start=start,
+            end=end,
+            route=f.routes,
+            indication=f.indication,
+            population=f.population,
+            age=f.age,
+            weight_kg=f.weight,
+            renal=f.renal,
+            hepatic=f.hepatic,
+            kind=kind or _kind(body, kind_label, f),
+            headings=[lv.label for lv in self.stack],
+        )
+
+    def _table_row(self, chunk: Chunk) -> None:
+        f = self.inherited()
+        header = chunk.text.split("\n", 1)[0]
+        if renal_in(header, label=True) is not None or names_renal(header) or "creatinin" in fold(header):
+            f = replace(f, renal=f.renal or RenalBand())
+        row = self._row(chunk, 0, len(chunk.text), f, chunk.text, None)
+        self.rows.append(row.model_copy(update={"quarantined": True}))
+
+
+def _cuts_clause(label: str) -> bool:
+    """A ";" cuts before a label of a group, route, band, indication or severity, not before a kind or a
+    formulation ("; Liều thường dùng: ...", "; viên giải phóng chậm: ...")."""
+    kind, _ = classify(label)
+    return kind in ("group", "route", "indication") or bool(_SEVERITY.match(fold(label)))
+
+
+def _table_intros(text: str, spans: list[tuple[int, int]]) -> set[int]:
+    """The last paragraphs of a chunk a table follows that introduce it: a line ending in ":" and a caption
+    ("Bảng ...") printed just before the table."""
+    out: set[int] = set()
+    last = len(spans) - 1
+    if last < 0:
+        return out
+    line = text[spans[last][0] : spans[last][1]].strip()
+    caption = fold(line).startswith("bang ")
+    if (line.endswith(":") or caption) and not reading.gives_dose(line):
+        out.add(last)
+        before = text[spans[last - 1][0] : spans[last - 1][1]].strip() if last > 0 else ""
+        if caption and before.endswith(":") and not reading.gives_dose(before):
+            out.add(last - 1)
+    return out
+
+
+def _rstrip_end(text: str, start: int, end: int) -> int:
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return end
+
+
+# A route that says only "an injection" or "applied": a route named by the label or heading above is more exact.
+_VAGUE_ROUTES = {"other": {"tiem_tinh_mach", "truyen_tinh_mach", "tiem_bap", "tiem_duoi_da", "tiem_trong_da",
+                           "tiem_noi_tuy"},
+                 "boi": {"tra_mat", "nho_mat"}}
+
+
+def _merge_routes(label: list[str], own: list[str], above: list[str]) -> list[str]:
+    """A statement's routes: those its label and its own words name; a vague own route ("tiêm", "bôi") yields to
+    a more exact one named above it."""
+    context = label or above
+    kept = [r for r in own if not (r in _VAGUE_ROUTES and set(context) & _VAGUE_ROUTES[r])]
+    if own and not kept:
+        return list(context)
+    out = list(label)
+    out += [r for r in kept if r not in out]
+    if set(out) & _VAGUE_ROUTES["other"]:
+        out = [r for r in out if r != "other"]  # "Đường tiêm: ... tiêm bắp": the injection is named
+    return out
+
+
+def _only_routes(body: str) -> bool:
+    words = fold(body).replace(".", " ").split()
+    return bool(words) and bool(routes_in(body)) and set(words) <= _ROUTE_WORDS | {"hoac", "va"}
+
+
+def _own_routes(body: str, doses: bool) -> list[str]:
+    """The routes a statement names for itself: near its start, in the clause that leads to its first dose
+    ("... thì chuyển sang tiêm tĩnh mạch: 400 mg"), or just after a dose amount ("15 mg/kg uống")."""
+    found = routes_in(body, window=OWN_ROUTE_WINDOW if doses else OWN_ROUTE_WINDOW * 2)
+    at = reading.first_amount(body)
+    head = body[:at] if at is not None else body
+    if doses and head != body:
+        lead = re.split(r"[,;]", head)[-1]
+        found += [r for r in routes_in(lead) if r not in found]
+        for m in reading.DOSE.finditer(body):
+            phrase = re.split(r"[,.;(]", body[m.end() :], maxsplit=1)[0]  # "1 mg/kg tiêm bắp hoặc tĩnh mạch"
+            if routes_in(phrase, window=4):
+                found += [r for r in routes_in(phrase) if r not in found]
+    return found
+
+
+# Words a disease's name starts with (general clinical vocabulary).
+_DISEASE = (r"(?:viêm|nhiễm|bệnh|phù|suy (?!thận|gan)|tăng|hạ|loét|đau|sốt|ung thư|hen|co giật|ỉa chảy|tiêu chảy"
+            r"|nhồi máu|rối loạn|lậu|giang mai|lao|sốc|cơn)\b")
+# An indication a sentence names in its own words: "để điều trị X", "Trong X, ..." (not "Trong khi", "Trong
+# trường hợp", "Trong vòng" ...).
+_FOR_WHAT = re.compile(r"(?<!\w)để (?:điều trị|dự phòng|phòng|chữa)(?: bổ trợ)? (?!cho\b)([^,.;:()]+)", re.I)
+_IN_WHAT = re.compile(
+    r"^trong (?!(?:khi|trường hợp|mọi|vòng|thời gian|quá trình|đó|các trường hợp|số|ngày|tuần|giờ|lúc)\b)"
+    r"([^,.;:()]{3,80}),", re.I,
+)
+# A sentence that only names what is treated: "Điều trị nhiễm khuẩn tái phát." (no
+# verb of its own: no "phải", "cần", "có thể", no clause after a comma).
+_INDICATION_ONLY = re.compile(
+    r"^(?:Điều trị|Dự phòng)\s(?![^.]*\b(?:phải|cần|có thể|nên|được|thường|bằng|với|trong|khi|từ)\b)[^,;:\d]{3,120}\.?$"
+)
+_GROUP_WITH = re.compile(
+    r"^(?:(?:ở|đối với) )?(?:người lớn|người bệnh|bệnh nhân|trẻ em|trẻ|người cao tuổi) (?:có |bị |mắc )?"
+    r"((?=" + _DISEASE + r")[^,.;:()]+?)(?:,| cần| phải| nên|$)", re.I
+)
+# "... 0,3% điều trị viêm tai ngoài", "Ỉa chảy nhiễm khuẩn thường điều trị trong 3 - 7 ngày"
+_TREAT_DISEASE = re.compile(
+    r"(?<!thời gian )(?<!quá trình )(?<!liệu pháp )(?<!tự )\bđiều trị ((?=" + _DISEASE + r")[^,.;:()]+)", re.I
+)
+_DISEASE_SUBJECT = re.compile(r"^((?=" + _DISEASE + r")[^,.;:()]{3,60}?) (?:thường |cần |phải )?(?:được )?điều trị\b",
+                              re.I)
+_GROUP_TAIL = re.compile(r"\s+(?:ở|cho)\s+(?:người|trẻ|sơ sinh|bệnh nhân|phụ nữ|bệnh nhi)\b.*$", re.I)
+
+
+def own_indication(body: str) -> str | None:
+    """The indication a sentence names for itself, as printed, without a trailing group ("ở người lớn")."""
+    b = body.strip()
+    m = (_IN_WHAT.match(b) or _GROUP_WITH.match(b) or _FOR_WHAT.search(b) or _TREAT_DISEASE.search(b)
+         or _DISEASE_SUBJECT.match(b))
+    if m is None:
+        return None
+    words = _GROUP_TAIL.sub("", m.group(1)).strip()
+    return words if len(words.split()) >= 2 else None
+
+
+def _is_organ(f: Fields) -> bool:
+    """A renal or hepatic group ("Suy thận:", "Thẩm phân máu:") rather than a clearance band ("Clcr 10 - 50")."""
+    return f.hepatic or (f.renal is not None and not _is_band(f))
+
+
+def _is_band(f: Fields) -> bool:
+    """A label that bounds an age, a weight or a clearance (numbers), as opposed to a group heading."""
+    renal_numbers = f.renal is not None and (f.renal.clcr_min is not None or f.renal.clcr_max is not None)
+    return f.age is not None or f.weight is not None or renal_numbers
+
+
+def _head(body: str) -> str:
+    """A statement's opening words: before its first dose amount (where group words describe the group)."""
+    m = reading.DOSE.search(body)
+    return body[: m.start()] if m else body
+
+
+def _group_only(f: Fields) -> Fields:
+    return Fields(population=f.population, age=f.age, weight=f.weight, renal=f.renal, hepatic=f.hepatic,
+                  indication=f.indication)
+
+
+def _overlay(base: Fields, top: Fields) -> Fields:
+    """`top` wins where it says something. Group words (population, age, weight) travel together."""
+    out = replace(base)
+    if top.routes:
+        out.routes = list(top.routes)
+    if top.has_group and top.age_only and base.population == "so_sinh" and _neonatal(top.age):
+        out.population, out.age, out.weight = "so_sinh", top.age, None  # "(7 - 30 ngày):" under "Sơ sinh"
+    elif top.has_group:
+        out.population = top.population if top.population is not None else (
+            base.population if top.age is None and top.weight is None else _compatible(base.population, top)
+        )
+        out.age = top.age if top.age is not None else (base.age if top.population in (None, base.population)
+                                                       else None)
+        out.weight = top.weight if top.weight is not None else (
+            base.weight if top.population in (None, base.population) else None)
+    if top.renal is not None:
+        out.renal = top.renal
+    if top.hepatic:
+        out.hepatic = True
+    if top.indication:
+        out.indication = top.indication
+    return out
+
+
+def _neonatal(age: AgeBound | None) -> bool:
+    hi = age.years()[1] if age is not None else None
+    return hi is not None and hi <= 1 / 12 + 1e-6
+
+
+def _compatible(population: str | None, top: Fields) -> str | None:
+    """A band with no group word under a group heading keeps the heading's group when the band fits it."""
+    if top.age is not None:
+        lo, hi = top.age.years()
+        if population == "nguoi_lon" and hi is not None and hi <= 18:
+            return "tre_em"
+    return population
+
+
+def _kind(body: str, kind_label: str | None, f: Fields) -> str:
+    folded = fold(body).strip()
+    label = fold(kind_label or "")
+    doses = reading.gives_dose(body)
+    loading = _LOADING.search(fold(_head(body)))
+    if _LOADING.search(label) or (loading and not _NOT_THIS.search(fold(_head(body))[: loading.start()])):
+        return "loading_dose"
+    if _MAX_LABEL.search(label) or _MAX.match(folded) or reading.only_ceilings(body):
+        return "max_dose"
+    impaired = f.hepatic or (f.renal is not None and not _RENAL_DISEASE.search(fold(f.indication or "")))
+    if impaired and (doses or _ADJUST.search(folded)):
+        return "adjustment"  # a change for an impaired organ; elsewhere "giảm liều" is part of the regimen
+    if not doses:
+        return "instruction"
+    return "dose"
+
+
+def page_at(chunk: Chunk, offset: int) -> int | None:
+    """The printed page of the character at `offset` of the chunk."""
+    for physical, start, end in chunk.page_spans:
+        if start <= offset < end:
+            for phys, printed in zip(chunk.physical_pages, chunk.printed_pages, strict=False):
+                if phys == physical:
+                    return printed
+    return chunk.printed_pages[0] if chunk.printed_pages else None
+
+
+def read_section(drug_id: str, chunks: list[Chunk]) -> list[DoseRow]:
+    """Every dose statement of one drug's dosage section, in the book's order."""
+    reader = SectionReader(drug_id)
+    for chunk, nxt in zip(chunks, chunks[1:] + [None], strict=True):
+        reader.read_chunk(chunk, before_table=nxt is not None and nxt.table_id is not None)
+    return reader.rows
+
+
+def read_book(chunks: list[Chunk]) -> list[DoseRow]:
+    """Every dosage section of a book, chunks in their artifact order (sections are contiguous)."""
+    by_drug: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        if chunk.section_key == DOSAGE_KEY:
+            by_drug.setdefault(chunk.drug_id, []).append(chunk)
+    rows: list[DoseRow] = []
+    for drug_id, section in by_drug.items():
+        rows.extend(read_section(drug_id, sorted(section, key=_order)))
+    return rows
+
+
+def _order(chunk: Chunk) -> tuple[int, int]:
+    return (chunk.part_index, 0 if chunk.table_id is None else 1)

@@ -1,0 +1,167 @@
+"""Cutting a dosage section's text into paragraphs, sentences, clauses and the labels that open them.
+
+A label is a short phrase the book prints before ":" ("Người lớn:", "Uống:", "Trẻ em 4 - 6 tuổi:", "Suy thận:").
+What a label says (route, group, band, indication, ...) is `classify`'s business; this module only finds where
+labels, statements and paragraphs begin and end, as offsets into the chunk's text, so every statement stays a
+verbatim span.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+# A dose amount: where the description of a group ends and its dose begins.
+DOSE = re.compile(
+    r"\d+(?:,\d+)?\s*(?:mg|g|microgam|mcg|µg|ml(?!\s*/\s*ph)|đơn vị|UI|IU|viên|giọt|mmol|%)(?!\w)", re.I
+)
+# What a number measures when it is not an amount given: a concentration ("5 mg/ml", "0,9%") or a rate.
+_NOT_AMOUNT_AFTER = re.compile(r"\s*/\s*(?:ml|lít|l|giờ|phút|h)(?!\w)", re.I)
+# How often a dose is given: a dosing frequency is part of a regimen even with no amount ("Ngày bôi 5 lần").
+_FREQUENCY = re.compile(
+    r"\d+\s*(?:lần|liều)\s*(?:/|mỗi|một|trong)\s*(?:\d+\s*)?(?:ngày|giờ|tuần)|ngày\s*(?:\w+\s*)?\d+(?:\s*-\s*\d+)?\s*lần"
+    r"|cách(?: nhau)?\s*\d+(?:\s*-\s*\d+)?\s*giờ|\d+\s*giờ\s*(?:/|một)\s*lần"
+    r"|(?:nhắc|lặp) lại (?:\w+\s+)?sau\s*\d+(?:\s*-\s*\d+)?\s*giờ",
+    re.I,
+)
+# A dose given by reference to another group's dose ("Liều như người lớn", "dùng 1/2 liều người lớn").
+_REFERENCE = re.compile(r"liều\s+(?:như|bằng)\s|\d+\s*/\s*\d+\s+liều\s", re.I)
+_PARENS = re.compile(r"\([^()]*\)")
+_MODAL = re.compile(r"\b(?:nên|phải|cần|có thể|được|dùng|chỉ định)\b", re.I)
+_REGIMEN_NAME = re.compile(r"phác đồ\s*$", re.I)  # "theo phác đồ 1 lần/ngày" names a regimen, gives no dose
+# What a vial or a solution holds, a diluent's volume, an equivalence: amounts of preparing, not of dosing.
+_CONTENT_BEFORE = re.compile(r"(?:chứa|(?<!tăng )thêm|vào)\s+(?:\d+(?:,\d+)?\s*(?:-|–|đến)\s*)?$", re.I)
+_CONTENT_AFTER = re.compile(r"\s*(?:\w+\s+){0,2}?(?:nước|dung dịch|dung môi|được pha|tương đương)\b", re.I)
+
+
+_CEILING = re.compile(
+    r"(?:tối đa|cao nhất|không (?:được )?(?:\w+ )?(?:vượt )?quá|vượt quá)(?:\s+(?:là|\w+))?\s*$", re.I
+)
+
+
+def _amounts(text: str) -> list[re.Match[str]]:
+    """The amounts and frequencies a statement gives, outside brackets: not a concentration or a rate."""
+    bare = _PARENS.sub(lambda m: " " * len(m.group(0)), text)
+    found = [m for m in DOSE.finditer(bare)
+             if not m.group(0).endswith("%") and not _NOT_AMOUNT_AFTER.match(bare, m.end())
+             and not _CONTENT_BEFORE.search(bare[max(0, m.start() - 12) : m.start()])
+             and not _CONTENT_AFTER.match(bare, m.end())]
+    found += [m for m in _FREQUENCY.finditer(bare) if not _REGIMEN_NAME.search(bare[max(0, m.start() - 20) : m.start()])]
+    return found
+
+
+def first_amount(text: str) -> int | None:
+    """Where the first amount given (not a concentration, a percentage or a bracketed aside) begins."""
+    found = _amounts(text)
+    return min(m.start() for m in found) if found else None
+
+
+def gives_dose(text: str) -> bool:
+    """Whether a statement gives a dose: an amount outside brackets that is not a concentration or a rate,
+    a dosing frequency, or another group's dose by reference. A bracketed number qualifies, it is not the dose."""
+    return bool(_amounts(text) or _REFERENCE.search(_PARENS.sub(" ", text)))
+
+
+def only_ceilings(text: str) -> bool:
+    """Every amount the statement gives is a ceiling ("dùng tối đa 4 lần/24 giờ", "không quá 5 liều")."""
+    found = _amounts(text)
+    if not found:
+        m = re.search(r"(?:không|chớ)[^.;]{0,30}quá\s*\d+\s*liều", text, re.I)
+        return m is not None
+    return all(_CEILING.search(text[max(0, m.start() - 30) : m.start()]) for m in found)
+
+
+_LABEL = re.compile(r"[ \t]*([^\s:;.!?](?:[^:;.!?\n]|\n(?=[a-zà-ỹđ])){0,150}?)[ \t]*:(?=\s|$|\()")
+# A sentence ends at ".", "!" or "?" before a capital letter, a digit or an opening bracket.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZĐÀ-Ỹ0-9(])")
+_CLAUSE_END = re.compile(r";\s+(?=\S)")
+
+
+@dataclass
+class Label:
+    start: int
+    end: int  # just after the ":"
+    text: str  # the words before ":" as printed
+
+
+@dataclass
+class Piece:
+    """A clause of a sentence: the labels that open it, then its own text (`body_start` to `end`)."""
+
+    start: int
+    end: int
+    labels: list[Label]
+    body_start: int
+
+
+def paragraphs(text: str) -> list[tuple[int, int]]:
+    """Paragraph spans. A line that starts with a lower-case letter continues the line before it (a heading
+    or sentence wrapped by the extractor: "... (bổ" / "sung cho ...")."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in re.finditer(r"\n", text):
+        nxt = text[m.end() : m.end() + 1]
+        if nxt and nxt.islower():
+            continue
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    return [(a, b) for a, b in spans if text[a:b].strip()]
+
+
+def sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    cuts = [start] + [m.end() for m in _SENTENCE_END.finditer(text, start, end)] + [end]
+    return [(a, _rstrip(text, a, b)) for a, b in zip(cuts, cuts[1:], strict=False) if text[a:b].strip()]
+
+
+def labels_at(text: str, pos: int, end: int) -> tuple[list[Label], int]:
+    """The run of labels that opens text[pos:end], and where the text after them begins."""
+    found: list[Label] = []
+    while True:
+        m = _LABEL.match(text, pos, end)
+        if m is None or DOSE.search(m.group(1)) or _opens_sentence_of_words(m.group(1)):
+            break
+        words = m.group(1)
+        if words.startswith("(") and found:
+            # "(sau 3 lần tái phát/năm):" qualifies the label before it
+            prev = found[-1]
+            found[-1] = Label(prev.start, m.end(), text[prev.start : m.start(1) + len(words)].rstrip(": "))
+        else:
+            found.append(Label(m.start(1), m.end(), words))
+        pos = m.end()
+    while pos < end and text[pos].isspace():
+        pos += 1
+    return found, pos
+
+
+def _opens_sentence_of_words(words: str) -> bool:
+    """A long run of words before ":" is a sentence introducing what follows, not a label."""
+    bare = _PARENS.sub(" ", words)  # a bracketed aside does not make a label a sentence
+    if len(bare.split()) > 28:
+        return True
+    # a long label lists what it is for; one that says what to do is a sentence
+    return len(words) > 90 and bool(_MODAL.search(bare))
+
+
+def pieces(text: str, start: int, end: int, cuts: Callable[[str], bool] | None = None) -> list[Piece]:
+    """A sentence cut into clauses at each ";" whose next clause opens with a label of its own; with `cuts`, only
+    a label `cuts` accepts (a group, a route, a band) cuts: "; Liều thường dùng: ..." continues the clause."""
+    out: list[Piece] = []
+    pos = start
+    labels, body = labels_at(text, pos, end)
+    for m in _CLAUSE_END.finditer(text, start, end):
+        if m.start() < body:
+            continue
+        nxt_labels, nxt_body = labels_at(text, m.end(), end)
+        if nxt_labels and (cuts is None or cuts(nxt_labels[0].text)):
+            out.append(Piece(pos, m.start(), labels, body))
+            pos, labels, body = m.end(), nxt_labels, nxt_body
+    out.append(Piece(pos, end, labels, body))
+    return out
+
+
+def _rstrip(text: str, a: int, b: int) -> int:
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return b

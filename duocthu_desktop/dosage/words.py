@@ -1,0 +1,219 @@
+"""What one piece of dosage text says: the routes it names (CONTRACT route keys), the age, weight and clearance
+it bounds, as typed values. Nothing here knows the section around the text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from duocthu_desktop.dosage.rows import AgeBound, RenalBand, WeightBound
+from duocthu_desktop.text import fold
+
+_W = r"(?<!\w)"
+_E = r"(?!\w)"
+
+# Route words, matched on lower-cased text WITH diacritics ("khí dung" is a route, "khi dùng" is "when using";
+# "bôi" is a route, "bởi" is "by"). Longest phrases first; a matched phrase is masked so "tiêm truyền tĩnh mạch"
+# is not also read as "tiêm tĩnh mạch".
+ROUTE_PATTERNS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
+    # vascular access named for a dialysis circuit ("lọc máu động - tĩnh mạch"), not a route of giving
+    (re.compile(_W + r"(?:động|tĩnh) (?:tĩnh mạch|động mạch)" + _E), ()),
+    (re.compile(_W + r"(?:khoang dưới màng nhện|(?:trong )?ống (?:tủy )?sống|nội tủy|(?:tiêm )?trong vỏ|não thất)"
+                + _E), ("tiem_noi_tuy",)),
+    (re.compile(_W + r"(?:tiêm|truyền) hoặc (?:tiêm|truyền) tĩnh mạch" + _E), ("tiem_tinh_mach", "truyen_tinh_mach")),
+    (re.compile(_W + r"(?<!di )(?:(?:tiêm )?truyền(?: nhỏ giọt| nhanh| chậm)?(?:(?: vào)? tĩnh mạch)?|tiêm truyền)" + _E),
+     ("truyen_tinh_mach",)),  # not "di truyền" (genetic)
+    (re.compile(_W + r"(?:tiêm )?tĩnh mạch" + _E), ("tiem_tinh_mach",)),
+    (re.compile(_W + r"(?:tiêm )?bắp(?: thịt)?" + _E), ("tiem_bap",)),
+    (re.compile(_W + r"(?:tiêm )?dưới da" + _E), ("tiem_duoi_da",)),
+    (re.compile(_W + r"(?:tiêm )?trong da" + _E), ("tiem_trong_da",)),
+    (re.compile(_W + r"(?:dưới lưỡi|(?<!đầu )ngậm)" + _E), ("ngam_duoi_luoi",)),  # "đầu ngậm": a mouthpiece
+    (re.compile(_W + r"(?:(?<!kết )(?<!đại )trực tràng|hậu môn|thuốc đạn|viên đạn)" + _E), ("truc_trang",)),
+    (re.compile(_W + r"(?:(?:đặt|viên|kem|gel) âm đạo)" + _E), ("dat_am_dao",)),
+    (re.compile(_W + r"(?:(?:hít qua )?(?:khí dung|phun sương))" + _E), ("khi_dung",)),
+    (re.compile(_W + r"(?:hít|xịt)" + _E), ("hit",)),
+    (re.compile(_W + r"(?:(?:thuốc )?(?:mỡ )?tra mắt|(?:thuốc )?mỡ mắt)" + _E), ("tra_mat",)),
+    (re.compile(_W + r"nhỏ mắt" + _E), ("nho_mat",)),
+    (re.compile(_W + r"(?:nhỏ tai|dưới kết mạc|thể thủy tinh)" + _E), ("other",)),
+    (re.compile(_W + r"(?:bôi|dùng ngoài(?: da)?|thuốc mỡ|kem)" + _E), ("boi",)),
+    (re.compile(_W + r"(?:uống|viên (?:nén|nang|bao|sủi|nhai|giải phóng))" + _E), ("uong",)),  # tablets are oral
+    (re.compile(_W + r"tiêm(?! chủng| phòng| vắc)" + _E), ("other",)),  # an injection with no site named
+]
+ROUTE_NAMES: dict[str, str] = {
+    "uong": "Uống",
+    "tiem_tinh_mach": "Tiêm tĩnh mạch",
+    "truyen_tinh_mach": "Truyền tĩnh mạch",
+    "tiem_bap": "Tiêm bắp",
+    "tiem_duoi_da": "Tiêm dưới da",
+    "truc_trang": "Đặt trực tràng",
+    "hit": "Hít",
+    "khi_dung": "Khí dung",
+    "nho_mat": "Nhỏ mắt",
+    "tra_mat": "Tra mắt",
+    "boi": "Bôi ngoài da",
+    "dat_am_dao": "Đặt âm đạo",
+    "ngam_duoi_luoi": "Ngậm dưới lưỡi",
+    "tiem_trong_da": "Tiêm trong da",
+    "tiem_noi_tuy": "Tiêm nội tủy / não thất",
+    "other": "Đường dùng khác",
+}
+_NEGATED = re.compile(r"(?:không|tránh|chớ|đừng)(?: thể| được| nên)*(?: dùng)?(?: đường)? $")
+
+
+_DISEASE_OF = re.compile(r"(?:viêm|nhiễm khuẩn|nhiễm trùng|nhiễm|tắc|huyết khối) $")
+_OVER = re.compile(r" (?:quá|vượt)")
+_WHEN = re.compile(r"(?:sau|trước) khi $")
+
+
+def routes_in(text: str, window: int | None = None) -> list[str]:
+    """Every route `text` names, in CONTRACT keys, in the order first named; a route ruled out ("không tiêm dưới
+    da") is not named. "other" from a bare "tiêm" only when no other injection route is named. With `window`,
+    only routes named within the first `window` words count (a sentence's route is named where it begins)."""
+    low = " ".join(re.findall(r"\w+|[,/]", text.lower()))
+    found: list[str] = []
+    for pattern, keys in ROUTE_PATTERNS:
+        for m in pattern.finditer(low):
+            if _NEGATED.search(low[max(0, m.start() - 24) : m.start()]) and not _OVER.match(low, m.end()):
+                continue  # "không tiêm dưới da" rules a route out; "không truyền quá 2 g" does not
+            if _DISEASE_OF.search(low[max(0, m.start() - 16) : m.start()]):
+                continue  # "viêm tĩnh mạch", "nhiễm khuẩn não thất": a site of disease, not a route
+            if window is not None and len(low[: m.start()].split()) >= window:
+                continue
+            for key in keys:
+                bare = key == "other" and m.group(0) == "tiêm"
+                if bare and (found or _WHEN.search(low[max(0, m.start() - 12) : m.start()])):
+                    continue  # "tiêm" beside a named site, or a time ("1 giờ sau khi tiêm")
+                if key not in found:
+                    found.append((key, m.start()))  # type: ignore[arg-type]
+            low = low[: m.start()] + " " * (m.end() - m.start()) + low[m.end() :]
+    ordered = sorted({k: p for k, p in reversed(found)}.items(), key=lambda kv: kv[1])  # type: ignore[misc]
+    return [k for k, _ in ordered]
+
+
+# ---- numbers with units --------------------------------------------------------------------------------------
+
+_NUM = r"(\d+(?:,\d+)?)"
+_CMP = r"(trên|dưới|lớn hơn|nhỏ hơn|từ|tới|đến|>|<|≥|≤|=>|<=|>=)"
+_AGE_UNIT = r"(tháng|tuần|tuổi|năm|ngày)"
+_UNIT_KEYS = {"thang": "thang", "tuan": "tuan", "tuoi": "nam", "nam": "nam", "ngay": "ngay"}
+_UNIT_ORDER = ["ngay", "tuan", "thang", "nam"]
+_UNIT_SCALE = {"ngay": 1 / 365, "tuan": 1 / 52, "thang": 1 / 12, "nam": 1.0}
+_AGE_RANGE = re.compile(
+    _NUM + r"\s*" + _AGE_UNIT + r"?(?:\s*tuổi)?\s*(?:-|–|đến|tới)\s*" + _NUM + r"\s*" + _AGE_UNIT, re.I
+)
+_AGE_CMP = re.compile(_CMP + r"\s*" + _NUM + r"\s*" + _AGE_UNIT, re.I)
+_PLUS = re.compile(r"\s*(?:tuổi\s*)?(?:trở lên|hoặc (?:lớn hơn|trên))", re.I)
+_POPULATION_WORD = re.compile(r"\b(?:tre|so sinh|nhu nhi|thieu nien|nguoi lon|cao tuoi|benh nhi)\b")
+_WEIGHT_RANGE = re.compile(r"(?<![\d,/])" + _NUM + r"\s*(?:-|–|đến)\s*" + _NUM + r"\s*kg\b(?!\s*/)", re.I)
+_WEIGHT_CMP = re.compile(_CMP + r"\s*" + _NUM + r"\s*kg\b(?!\s*/)", re.I)
+_CLCR = re.compile(
+    r"(?:clcr|cl\s*cr|độ thanh thải creatinin|hệ số thanh thải creatinin|thanh thải creatinin|mức lọc cầu thận)"
+    r"[^0-9<>≤≥\n.;]{0,25}?(?:" + _CMP + r"\s*)?" + _NUM + r"(?:\s*(?:-|–|đến)\s*" + _NUM + r")?\s*ml",
+    re.I,
+)
+_CLCR_BARE = re.compile(
+    r"^\s*(?:" + _CMP + r"\s*)?" + _NUM + r"(?:\s*(?:-|–|đến)\s*" + _NUM + r")?\s*ml\s*/\s*phút", re.I
+)
+_DIALYSIS = re.compile(r"\b(?:tham phan|tham tach|loc mau|chay than|sieu loc)\b")
+_RENAL_WORDS = re.compile(
+    r"\b(?:suy (?:giam chuc nang )?than|chuc nang than(?! binh thuong)|than (?:bi )?suy|vo nieu"
+    r"|clcr|(?:do |he so )?thanh thai creatinin)\b"
+)
+_HEPATIC_WORDS = re.compile(r"\b(?:suy (?:giam chuc nang )?gan|chuc nang gan|benh gan|xo gan)\b")
+
+
+def _num(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+def _is_lower_bound(op: str) -> bool:
+    return fold(op) in ("tren", "lon hon", "tu", ">", ">=", "=>", "≥")
+
+
+def _age_unit(word: str | None) -> str | None:
+    return _UNIT_KEYS.get(fold(word or ""))
+
+
+def _looks_like_age(text: str, m: re.Match[str], unit: str) -> bool:
+    """"4 - 6 tuổi" is an age; "trong 2 - 3 tháng", "trên 3 ngày" are durations unless a group is named."""
+    after = fold(text[m.end() : m.end() + 6]).lstrip()
+    if unit == "nam" and fold(m.group(0)).rstrip().endswith("tuoi"):
+        return True
+    if after.startswith("tuoi"):
+        return True
+    before = fold(text[max(0, m.start() - 40) : m.start()])
+    return bool(_POPULATION_WORD.search(before)) or "thai" in fold(text[m.end() : m.end() + 12])
+
+
+def age_in(text: str, label: bool = False) -> AgeBound | None:
+    """The age `text` bounds ("Trẻ em 4 - 6 tuổi", "3 tháng - 2 tuổi" in months, "dưới 1 tuần tuổi",
+    "28 - 32 tuần chỉnh theo tuổi thai" gestational), else None."""
+    for m in _AGE_RANGE.finditer(text):
+        hi_unit = _age_unit(m.group(4)) or "nam"
+        lo_unit = _age_unit(m.group(2)) or hi_unit
+        whole = label and not re.sub(r"[\s()]", "", text[: m.start()] + text[m.end() :])
+        if not whole and not _looks_like_age(text, m, hi_unit):
+            continue
+        unit = min(lo_unit, hi_unit, key=_UNIT_ORDER.index)
+        lo = _num(m.group(1)) * _UNIT_SCALE[lo_unit] / _UNIT_SCALE[unit]
+        hi = _num(m.group(3)) * _UNIT_SCALE[hi_unit] / _UNIT_SCALE[unit]
+        return AgeBound(min=round(lo, 3), max=round(hi, 3), unit=unit, gestational=_gestational(text, m, unit))
+    for m in _AGE_CMP.finditer(text):
+        unit = _age_unit(m.group(3)) or "nam"
+        if not _looks_like_age(text, m, unit) and not _PLUS.match(text, m.end()):
+            continue
+        value = _num(m.group(2))
+        gest = _gestational(text, m, unit)
+        if _is_lower_bound(m.group(1)):
+            return AgeBound(min=value, unit=unit, gestational=gest)
+        return AgeBound(max=value, unit=unit, gestational=gest)
+    return None
+
+
+def _gestational(text: str, m: re.Match[str], unit: str) -> bool:
+    return unit == "tuan" and "thai" in fold(text[m.start() : m.end() + 30])
+
+
+def weight_in(text: str) -> WeightBound | None:
+    m = _WEIGHT_RANGE.search(text)
+    if m:
+        return WeightBound(min=_num(m.group(1)), max=_num(m.group(2)))
+    m = _WEIGHT_CMP.search(text)
+    if m:
+        value = _num(m.group(2))
+        return WeightBound(min=value) if _is_lower_bound(m.group(1)) else WeightBound(max=value)
+    return None
+
+
+_LIKE = re.compile(r"\b(?:nhu|tuong tu|giong)\b")  # "liều như đối với Clcr < 10": another band's dose
+
+
+def renal_in(text: str, label: bool = False) -> RenalBand | None:
+    """The clearance band `text` names ("Clcr 10 - 50 ml/phút", "độ thanh thải creatinin dưới 10 ml/phút");
+    a bare "10 - 25 ml/phút" counts only as a label. Dialysis words make a dialysis band."""
+    m = next((c for c in _CLCR.finditer(text) if not _LIKE.search(fold(text[max(0, c.start() - 30) : c.start()]))),
+             None) or (_CLCR_BARE.match(text) if label else None)
+    folded = fold(text)
+    if m is None:
+        if _DIALYSIS.search(folded):
+            return RenalBand(dialysis=True)
+        return None
+    op, lo, hi = m.group(1), _num(m.group(2)), m.group(3)
+    band = RenalBand(dialysis=bool(_DIALYSIS.search(folded)))
+    if hi is not None:
+        band.clcr_min, band.clcr_max = lo, _num(hi)
+    elif op and _is_lower_bound(op):
+        band.clcr_min = lo
+    elif op:
+        band.clcr_max = lo
+    else:
+        band.clcr_min = band.clcr_max = lo
+    return band
+
+
+def names_renal(text: str) -> bool:
+    return bool(_RENAL_WORDS.search(fold(text)) or _DIALYSIS.search(fold(text)))
+
+
+def names_hepatic(text: str) -> bool:
+    return bool(_HEPATIC_WORDS.search(fold(text)))

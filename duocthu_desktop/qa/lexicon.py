@@ -1,0 +1,498 @@
+"""Every Vietnamese phrase list the question path reads, in one place, with the abbreviations clinicians type.
+
+General clinical vocabulary only: section words, population words, route words, question words, scope words,
+class words. No drug is named here (brands and INNs come from the book through `qa.catalog`). Phrases are
+written with diacritics; `qa.textmatch` decides how a question typed with or without them meets them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from duocthu_desktop.qa.textmatch import has_diacritics
+from duocthu_desktop.text import fold
+
+DOSING = "lieu_luong_cach_dung"
+INTERACTION = "tuong_tac_thuoc"
+ADR = "tac_dung_khong_mong_muon"
+CONTRAINDICATIONS = "chong_chi_dinh"
+
+# ---- abbreviations -------------------------------------------------------------------------------------------
+
+# Typed as is (case matters: "TE" is "trẻ em", "te" may be "tê"), whole words only.
+ABBREVIATIONS_CASED: tuple[tuple[str, str], ...] = (
+    ("TE", "trẻ em"),
+    ("NL", "người lớn"),
+    ("BN", "bệnh nhân"),
+    ("PNCT", "phụ nữ có thai"),
+    ("PNCCB", "phụ nữ cho con bú"),
+    ("THA", "tăng huyết áp"),
+    ("ĐTĐ", "đái tháo đường"),
+    ("TM", "tĩnh mạch"),
+    ("TB", "tiêm bắp"),
+    ("TDD", "tiêm dưới da"),
+    ("TTM", "truyền tĩnh mạch"),
+    ("TDP", "tác dụng phụ"),
+    ("TTT", "tương tác thuốc"),
+)
+# Any case: no Vietnamese word is spelled like these.
+ABBREVIATIONS_ANY_CASE: tuple[tuple[str, str], ...] = (
+    ("ccđ", "chống chỉ định"),
+    ("ccd", "chống chỉ định"),
+    ("tdkmm", "tác dụng không mong muốn"),
+    ("tdkmmm", "tác dụng không mong muốn"),
+    ("pnct", "phụ nữ có thai"),
+    ("pnccb", "phụ nữ cho con bú"),
+)
+
+
+def expand_abbreviations(text: str) -> str:
+    """The question with clinicians' abbreviations written out ("CCĐ metformin" -> "chống chỉ định metformin").
+
+    In a question typed without diacritics the expansion is folded too, so the question stays all-plain and is
+    matched as a plain question ("lieu para cho TE" -> "lieu para cho tre em").
+    """
+    plain = not has_diacritics(text)
+    for abbr, full in ABBREVIATIONS_CASED:
+        text = re.sub(r"(?<!\w)" + re.escape(abbr) + r"(?!\w)", fold(full) if plain else full, text)
+    for abbr, full in ABBREVIATIONS_ANY_CASE:
+        text = re.sub(r"(?<!\w)" + re.escape(abbr) + r"(?!\w)", fold(full) if plain else full, text, flags=re.I)
+    return text
+
+
+# ---- sections ------------------------------------------------------------------------------------------------
+
+# Most specific first: the list order is the priority ("quá liều" before "liều", "chống chỉ định" before
+# "chỉ định", "tác dụng phụ" before "tác dụng").
+SECTION_PHRASES: tuple[tuple[str, str], ...] = (
+    ("quá liều", "qua_lieu_xu_tri"),
+    ("dùng quá liều", "qua_lieu_xu_tri"),
+    ("uống quá nhiều", "qua_lieu_xu_tri"),
+    ("ngộ độc", "qua_lieu_xu_tri"),
+    ("uống nhầm", "qua_lieu_xu_tri"),
+    ("giải độc", "qua_lieu_xu_tri"),
+    ("xử trí adr", "xu_tri_adr"),
+    ("xử trí tác dụng không mong muốn", "xu_tri_adr"),
+    ("xử trí tác dụng phụ", "xu_tri_adr"),
+    ("xử lý tác dụng phụ", "xu_tri_adr"),
+    # "Xử trí hội chứng người đỏ ...": handling named without "quá liều"/"ngộ độc" (matched above) is ADR handling.
+    ("xử trí", "xu_tri_adr"),
+    ("xử lý", "xu_tri_adr"),
+    ("chống chỉ định", CONTRAINDICATIONS),
+    ("không được dùng", CONTRAINDICATIONS),
+    ("cấm dùng", CONTRAINDICATIONS),
+    ("tác dụng không mong muốn", ADR),
+    ("tác dụng phụ", ADR),
+    ("tác dụng có hại", ADR),
+    ("phản ứng có hại", ADR),
+    ("tác dụng ngoại ý", ADR),
+    ("adr", ADR),
+    ("tương kỵ", "tuong_ky"),
+    ("tương kị", "tuong_ky"),
+    ("pha chung", "tuong_ky"),
+    ("pha cùng", "tuong_ky"),
+    ("trộn chung", "tuong_ky"),
+    ("tương tác", INTERACTION),
+    ("dùng chung", INTERACTION),
+    ("dùng cùng", INTERACTION),
+    ("dùng đồng thời", INTERACTION),
+    ("uống chung", INTERACTION),
+    ("uống cùng", INTERACTION),
+    ("phối hợp", INTERACTION),
+    ("kết hợp", INTERACTION),
+    ("dùng kèm", INTERACTION),
+    ("mã atc", "thong_tin_chung"),
+    ("atc", "thong_tin_chung"),
+    ("tên chung quốc tế", "thong_tin_chung"),
+    ("tên quốc tế", "thong_tin_chung"),
+    ("loại thuốc", "thong_tin_chung"),
+    ("nhóm thuốc", "thong_tin_chung"),
+    ("thuộc nhóm", "thong_tin_chung"),
+    ("tên thương mại", "ten_thuong_mai"),
+    ("biệt dược", "ten_thuong_mai"),
+    ("tên biệt dược", "ten_thuong_mai"),
+    ("thông tin qui chế", "thong_tin_qui_che"),
+    ("thông tin quy chế", "thong_tin_qui_che"),
+    ("qui chế", "thong_tin_qui_che"),
+    ("quy chế", "thong_tin_qui_che"),
+    ("kê đơn", "thong_tin_qui_che"),
+    ("bảo hiểm y tế", "thong_tin_qui_che"),
+    ("bảo hiểm", "thong_tin_qui_che"),
+    ("bhyt", "thong_tin_qui_che"),
+    ("danh mục thuốc", "thong_tin_qui_che"),
+    ("thuốc thiết yếu", "thong_tin_qui_che"),
+    ("hướng thần", "thong_tin_qui_che"),
+    ("hướng tâm thần", "thong_tin_qui_che"),
+    ("gây nghiện", "thong_tin_qui_che"),
+    ("bảo quản", "do_on_dinh_bao_quan"),
+    ("độ ổn định", "do_on_dinh_bao_quan"),
+    ("hạn dùng", "do_on_dinh_bao_quan"),
+    ("dạng thuốc", "dang_thuoc_ham_luong"),
+    ("hàm lượng", "dang_thuoc_ham_luong"),
+    ("dạng bào chế", "dang_thuoc_ham_luong"),
+    ("biệt dạng", "dang_thuoc_ham_luong"),
+    ("có những dạng", "dang_thuoc_ham_luong"),
+    # The strengths on sale ("metformin có viên mấy mg", "viên bao nhiêu mg"), before "bao nhiêu mg" (a dose).
+    ("viên mấy mg", "dang_thuoc_ham_luong"),
+    ("viên bao nhiêu mg", "dang_thuoc_ham_luong"),
+    ("có viên", "dang_thuoc_ham_luong"),
+    ("loại viên", "dang_thuoc_ham_luong"),
+    ("dạng viên", "dang_thuoc_ham_luong"),
+    ("dạng nào", "dang_thuoc_ham_luong"),
+    ("có dạng", "dang_thuoc_ham_luong"),
+    ("cơ chế", "duoc_ly_co_che"),
+    ("dược lý", "duoc_ly_co_che"),
+    ("dược động học", "duoc_ly_co_che"),
+    ("dược lực học", "duoc_ly_co_che"),
+    ("mic", "duoc_ly_co_che"),
+    ("nồng độ ức chế", "duoc_ly_co_che"),
+    ("nồng độ tối thiểu ức chế", "duoc_ly_co_che"),
+    ("phổ kháng khuẩn", "duoc_ly_co_che"),
+    ("phổ tác dụng", "duoc_ly_co_che"),
+    ("kháng thuốc", "duoc_ly_co_che"),
+    ("sinh khả dụng", "duoc_ly_co_che"),
+    ("nửa đời", "duoc_ly_co_che"),
+    ("thời gian bán thải", "duoc_ly_co_che"),
+    ("hấp thu", "duoc_ly_co_che"),
+    ("thải trừ", "duoc_ly_co_che"),
+    ("chuyển hóa", "duoc_ly_co_che"),
+    ("thận trọng", "than_trong"),
+    ("lưu ý", "than_trong"),
+    ("cảnh báo", "than_trong"),
+    ("cẩn thận", "than_trong"),
+    ("inr", DOSING),  # the anticoagulant's dose is set by its INR target, printed in the dosage section
+    ("liều lượng", DOSING),
+    ("liều dùng", DOSING),
+    ("liều khởi đầu", DOSING),
+    ("liều duy trì", DOSING),
+    ("liều tối đa", DOSING),
+    ("liều", DOSING),
+    ("dùng bao nhiêu", DOSING),
+    ("uống bao nhiêu", DOSING),
+    ("tiêm bao nhiêu", DOSING),
+    ("bao nhiêu mg", DOSING),
+    ("mấy viên", DOSING),
+    ("mấy lần", DOSING),
+    ("cách dùng", DOSING),
+    ("dùng như thế nào", DOSING),
+    ("dùng thế nào", DOSING),
+    ("uống như thế nào", DOSING),
+    ("chỉ định", "chi_dinh"),
+    ("công dụng", "chi_dinh"),
+    ("dùng để làm gì", "chi_dinh"),
+    ("dùng để", "chi_dinh"),
+    ("trị bệnh gì", "chi_dinh"),
+    ("chữa bệnh gì", "chi_dinh"),
+    ("tác dụng gì", "chi_dinh"),
+    ("dùng trong trường hợp nào", "chi_dinh"),
+)
+# Pregnancy words that name the pregnancy section without being a population word.
+PREGNANCY_SECTION_EXTRA: tuple[str, ...] = ("thai kỳ",)
+# "Can X be used ...?" with no section named: the contraindications answer it.
+CAN_USE_PHRASES: tuple[str, ...] = (
+    "có dùng được", "dùng được không", "có được dùng", "có nên dùng", "uống được không",
+)
+WHOLE_SECTION_PHRASES: tuple[str, ...] = ("toàn bộ", "tất cả", "đầy đủ", "cả mục", "nguyên văn", "chi tiết")
+
+# ---- populations ---------------------------------------------------------------------------------------------
+
+POPULATION_PHRASES: tuple[tuple[str, str], ...] = (
+    ("trẻ sơ sinh", "so_sinh"),
+    ("sơ sinh", "so_sinh"),
+    ("người cao tuổi", "nguoi_cao_tuoi"),
+    ("người già", "nguoi_cao_tuoi"),
+    ("cao tuổi", "nguoi_cao_tuoi"),
+    ("lớn tuổi", "nguoi_cao_tuoi"),
+    ("phụ nữ có thai", "mang_thai"),
+    ("phụ nữ mang thai", "mang_thai"),
+    ("mang thai", "mang_thai"),
+    ("có thai", "mang_thai"),
+    ("có bầu", "mang_thai"),
+    ("bà bầu", "mang_thai"),
+    ("mang bầu", "mang_thai"),
+    ("đang bầu", "mang_thai"),
+    ("bầu", "mang_thai"),  # "bầu 3 tháng"; non-medical "bầu cử" is caught by the scope guard first
+    ("thai phụ", "mang_thai"),
+    ("thai nghén", "mang_thai"),
+    ("đang cho con bú", "cho_con_bu"),
+    ("cho con bú", "cho_con_bu"),
+    ("cho bé bú", "cho_con_bu"),
+    ("cho trẻ bú", "cho_con_bu"),
+    ("nuôi con bú", "cho_con_bu"),
+    ("con đang bú", "cho_con_bu"),
+    ("cho bú", "cho_con_bu"),
+    ("nuôi con bằng sữa mẹ", "cho_con_bu"),
+    ("sữa mẹ", "cho_con_bu"),
+    ("người lớn", "nguoi_lon"),
+    ("người trưởng thành", "nguoi_lon"),
+    ("trẻ em", "tre_em"),
+    ("trẻ nhỏ", "tre_em"),
+    ("em bé", "tre_em"),
+    ("nhi khoa", "tre_em"),
+    ("trẻ", "tre_em"),
+    ("bé", "tre_em"),
+    ("cháu", "tre_em"),
+)
+
+# ---- routes --------------------------------------------------------------------------------------------------
+
+# (phrase, CONTRACT route key); "tiem" is an injection with no site named. Drug forms name their route
+# ("kem bôi", "thuốc mỡ", "viên nén", "thuốc đạn"). When two phrases start at one place the longer wins.
+ROUTE_PHRASES: tuple[tuple[str, str], ...] = (
+    ("ngậm dưới lưỡi", "ngam_duoi_luoi"),
+    ("đặt dưới lưỡi", "ngam_duoi_luoi"),
+    ("dưới lưỡi", "ngam_duoi_luoi"),
+    ("ngậm", "ngam_duoi_luoi"),
+    ("đặt hậu môn", "truc_trang"),
+    ("hậu môn", "truc_trang"),
+    ("đặt trực tràng", "truc_trang"),
+    ("trực tràng", "truc_trang"),
+    ("thuốc đạn", "truc_trang"),
+    ("viên đạn", "truc_trang"),
+    ("viên đặt", "truc_trang"),
+    ("đặt âm đạo", "dat_am_dao"),
+    ("viên đặt âm đạo", "dat_am_dao"),
+    ("viên âm đạo", "dat_am_dao"),
+    ("kem âm đạo", "dat_am_dao"),
+    ("âm đạo", "dat_am_dao"),
+    ("truyền tĩnh mạch", "truyen_tinh_mach"),
+    ("tiêm truyền", "truyen_tinh_mach"),
+    ("nhỏ giọt tĩnh mạch", "truyen_tinh_mach"),
+    ("truyền", "truyen_tinh_mach"),
+    ("tiêm tĩnh mạch", "tiem_tinh_mach"),
+    ("tĩnh mạch", "tiem_tinh_mach"),
+    ("tiêm bắp", "tiem_bap"),
+    ("tiêm dưới da", "tiem_duoi_da"),
+    ("dưới da", "tiem_duoi_da"),
+    ("tiêm trong da", "tiem_trong_da"),
+    ("trong da", "tiem_trong_da"),
+    ("tiêm nội tủy", "tiem_noi_tuy"),
+    ("nội tủy", "tiem_noi_tuy"),
+    ("tiêm tủy sống", "tiem_noi_tuy"),
+    ("tiêm vào tủy sống", "tiem_noi_tuy"),
+    ("ống tủy sống", "tiem_noi_tuy"),
+    ("khoang dưới màng nhện", "tiem_noi_tuy"),
+    ("não thất", "tiem_noi_tuy"),
+    ("khí dung", "khi_dung"),
+    ("phun sương", "khi_dung"),
+    ("hít", "hit"),
+    ("xịt", "hit"),
+    ("bình xịt", "hit"),
+    ("bình hít", "hit"),
+    ("phun", "hit"),
+    ("nhỏ mắt", "nho_mat"),
+    ("thuốc nhỏ mắt", "nho_mat"),
+    ("tra mắt", "tra_mat"),
+    ("mỡ tra mắt", "tra_mat"),
+    ("thuốc mỡ tra mắt", "tra_mat"),
+    ("mỡ mắt", "tra_mat"),
+    ("thuốc mỡ mắt", "tra_mat"),
+    ("bôi", "boi"),
+    ("thoa", "boi"),
+    ("dùng ngoài", "boi"),
+    ("kem bôi", "boi"),
+    ("thuốc bôi", "boi"),
+    ("thuốc kem", "boi"),
+    ("dạng kem", "boi"),
+    ("thuốc mỡ", "boi"),
+    ("mỡ bôi", "boi"),
+    ("gel bôi", "boi"),
+    ("ngoài da", "boi"),
+    ("đường uống", "uong"),
+    ("uống", "uong"),
+    ("nhai", "uong"),
+    ("viên", "uong"),
+    ("viên nén", "uong"),
+    ("viên nang", "uong"),
+    ("viên sủi", "uong"),
+    ("siro", "uong"),
+    ("sirô", "uong"),
+    ("tiêm", "tiem"),
+)
+# Route words whose folded form is an everyday word ("khi dùng" is "when using", "bởi" is "by", "viện" is a
+# hospital, "ngâm" is to soak): read only where the person typed the diacritics.
+ROUTE_PHRASES_TYPED_ONLY: frozenset[str] = frozenset(
+    {"khí dung", "bôi", "viên", "ngậm", "hít", "thoa", "phun", "trong da"}
+)
+
+# ---- question words ------------------------------------------------------------------------------------------
+
+# "Which drugs ...": the person names a condition, not a drug.
+WHICH_DRUG_PHRASES: tuple[str, ...] = (
+    "thuốc nào", "thuốc gì", "những thuốc", "các thuốc", "loại thuốc nào", "nhóm thuốc nào", "dùng gì",
+    "uống gì", "nên dùng gì", "thuốc nào được", "có thuốc nào", "kể tên thuốc", "liệt kê thuốc",
+    "thuốc chữa", "thuốc trị", "thuốc điều trị",
+)
+# "... causes X": a reverse relation the book is not organised to answer completely.
+CAUSE_PHRASES: tuple[str, ...] = (
+    "gây", "gây ra", "có thể gây", "làm tăng nguy cơ", "dẫn đến", "dẫn tới", "làm xuất hiện", "gây nên",
+    "có tác dụng phụ", "có tác dụng không mong muốn", "là nguyên nhân", "làm tăng", "gây hại",
+)
+# "Which is best": the book does not rank; the answer is the factual list and a sentence saying so.
+RANKING_PHRASES: tuple[str, ...] = (
+    "tốt nhất", "tốt hơn", "hiệu quả nhất", "hiệu quả hơn", "mạnh nhất", "an toàn nhất", "an toàn hơn",
+    "hay nhất", "ưu tiên", "lựa chọn đầu tay", "đầu tay", "hàng đầu", "nên chọn", "chọn thuốc nào", "best",
+)
+# "Which drugs are contraindicated in X": the section words that make a which-drug question a contraindication one.
+CONTRAINDICATED_IN_PHRASES: tuple[str, ...] = (
+    "chống chỉ định", "không được dùng", "cấm dùng", "không nên dùng", "không dùng được", "tránh dùng",
+)
+# Words that join two drugs of one question.
+JOINERS: tuple[str, ...] = ("và", "với", "cùng", "cùng với", "+", "chung với")
+# With two drugs named and no section asked, these words make the question one about their interaction
+# ("đang dùng warfarin thì uống paracetamol có ảnh hưởng gì không", "X có ảnh hưởng đến nồng độ Y không").
+TWO_DRUG_CUES: tuple[str, ...] = (
+    "ảnh hưởng", "ảnh hưởng đến", "nồng độ", "tác động", "đang dùng", "đang uống", "đang điều trị", "đang tiêm",
+    "cùng lúc", "đồng thời", "có sao không", "có được không", "được không", "có nguy hiểm", "làm tăng", "làm giảm",
+)
+
+# ---- conditions ----------------------------------------------------------------------------------------------
+
+# Words that introduce a condition ("điều trị tăng huyết áp", "bị trạng thái động kinh", "cắt cơn đau thắt ngực").
+CONDITION_TRIGGERS: tuple[str, ...] = (
+    "được chỉ định điều trị",
+    "được chỉ định cho",
+    "được chỉ định trong",
+    "chỉ định điều trị",
+    "chỉ định cho",
+    "chỉ định trong",
+    "dùng để điều trị",
+    "dùng điều trị",
+    "để điều trị",
+    "điều trị",
+    "để trị",
+    "trị",
+    "chữa",
+    "cắt cơn",
+    "phòng ngừa",
+    "dự phòng",
+    "phòng",
+    "cho người bị",
+    "cho bệnh nhân bị",
+    "người bị",
+    "bệnh nhân bị",
+    "đang bị",
+    "bị",
+    "mắc",
+    "gây ra",
+    "gây",
+    "làm tăng nguy cơ",
+    "dẫn đến",
+)
+
+# ---- scope ---------------------------------------------------------------------------------------------------
+
+# Animals. Words whose folded form is an ordinary word ("chó" -> "cho", "bò" -> "bo", "lợn" -> "lon") are only
+# matched with diacritics, or folded as "con chó"-style phrases.
+NON_HUMAN_PHRASES: tuple[str, ...] = (
+    "thú y", "thú cưng", "vật nuôi", "gia súc", "gia cầm", "động vật", "chó", "mèo", "cún", "heo", "lợn",
+    "gà", "vịt", "bò", "bê", "trâu", "ngựa", "dê", "cừu", "thỏ", "chuột lang", "chim", "cá cảnh",
+    "con chó", "con mèo", "con heo", "con lợn", "con gà", "con bò", "con ngựa", "con trâu", "con dê", "con cừu",
+    "chó con", "mèo con", "dog", "puppy", "kitten", "veterinary",
+)
+NON_HUMAN_FOLDED_ONLY_IF_ACCENTED: frozenset[str] = frozenset(
+    {"chó", "bò", "lợn", "gà", "bê", "ngựa", "dê", "cừu", "cún", "chim", "thỏ", "vịt", "mèo"}
+)
+NON_MEDICAL_PHRASES: tuple[str, ...] = (
+    "thời tiết", "dự báo", "nhiệt độ ngoài trời", "mưa", "bóng đá", "thể thao", "trận đấu", "world cup",
+    "giá vàng", "chứng khoán", "tỷ giá", "tỉ giá", "xổ số", "nấu ăn", "công thức nấu", "món ăn", "du lịch",
+    "khách sạn", "vé máy bay", "phim", "bài hát", "ca sĩ", "lập trình", "python", "javascript", "bitcoin",
+    "chính trị", "bầu cử", "tin tức", "thủ đô", "dịch tiếng anh", "làm thơ", "viết thơ", "kể chuyện", "truyện cười",
+    "weather", "football", "recipe",
+    # cosmetics, law, cooking: asked with no drug named, never the formulary's subject
+    "mỹ phẩm", "kem dưỡng", "dưỡng da", "trắng da", "làm đẹp", "trang điểm", "son môi", "nước hoa",
+    "ly hôn", "pháp luật", "luật sư", "hợp đồng", "thừa kế", "kiện tụng", "li dị",
+    "cách nấu", "nấu ăn", "nấu món", "công thức món",
+)
+SMALLTALK_PHRASES: tuple[str, ...] = (
+    "xin chào", "chào bạn", "chào", "hello", "hi", "alo", "cảm ơn", "cám ơn", "thank you", "thanks",
+    "bạn là ai", "bạn tên gì", "bạn làm được gì", "tạm biệt", "chúc ngủ ngon", "good morning",
+)
+INJECTION_PHRASES: tuple[str, ...] = (
+    "bỏ qua mọi hướng dẫn", "bỏ qua các hướng dẫn", "bỏ qua hướng dẫn", "bỏ qua tất cả", "bỏ qua mọi quy tắc",
+    "bỏ qua các quy tắc", "quên mọi hướng dẫn", "quên các hướng dẫn", "không cần trích dẫn", "hãy xác nhận",
+    "ignore previous", "ignore all", "ignore the above", "disregard", "system prompt", "you are now",
+    "developer mode", "jailbreak", "bằng chứng:", "evidence:", "nguồn:", "trích dẫn:", "system:", "hệ thống:",
+)
+# An instruction aimed at the system: one of these verbs, then (in the same sentence) one of these objects.
+OVERRIDE_VERBS: tuple[str, ...] = (
+    "bỏ qua", "quên", "phớt lờ", "lờ đi", "ignore", "disregard", "forget", "override",
+)
+OVERRIDE_OBJECTS: tuple[str, ...] = (
+    "hướng dẫn", "chỉ dẫn", "chỉ thị", "quy tắc", "qui tắc", "nguyên tắc", "luật", "lệnh", "ràng buộc",
+    "giới hạn", "yêu cầu trước", "ở trên", "phía trên", "trước đó", "hệ thống", "prompt", "instructions",
+    "instruction", "rules", "above", "previous", "system",
+)
+# Words that may stand between the verb and its object ("bỏ qua TẤT CẢ CÁC hướng dẫn").
+OVERRIDE_FILLERS: tuple[str, ...] = (
+    "mọi", "các", "tất", "cả", "những", "hết", "toàn", "bộ", "đi", "đã", "all", "the", "any", "your", "my", "of",
+    "prior", "these", "those",
+)
+# A sentence that gives the system a new role ("Bạn là bác sĩ ...", "Từ giờ bạn là ...", "You are now ...").
+ROLE_OPENERS: tuple[str, ...] = (
+    "bạn là", "từ giờ bạn là", "từ bây giờ bạn là", "hãy đóng vai", "đóng vai", "hãy giả vờ", "giả sử bạn là",
+    "you are", "you are now", "act as", "pretend",
+)
+# What a role sentence may not continue with: "Bạn là ai?" is a greeting.
+ROLE_QUESTION_WORDS: tuple[str, ...] = ("ai", "gì", "who", "what")
+
+# ---- catalog -------------------------------------------------------------------------------------------------
+
+# Pharmacological classes the book names in interaction and caution sections. Not drugs.
+CLASS_WORDS: tuple[str, ...] = (
+    "nsaid", "nsaids", "aine", "thuốc chống viêm không steroid", "salicylat", "aminoglycosid", "cephalosporin",
+    "penicilin", "penicillin", "carbapenem", "macrolid", "quinolon", "fluoroquinolon", "tetracyclin", "sulfonamid",
+    "sulfonylure", "sulfonylurea", "sulphonylure", "biguanid", "thiazid", "benzodiazepin", "barbiturat", "corticosteroid",
+    "glucocorticoid", "nitrat", "statin", "imao", "ssri", "opioid", "opiat", "estrogen", "androgen", "antacid",
+    "antacids", "thuốc chống đông", "thuốc chống đông máu", "thuốc kháng acid", "kháng acid", "thuốc kháng axit",
+    "thuốc chống toan", "chống toan", "thuốc lợi tiểu", "thuốc ức chế bơm proton",
+    "thuốc ức chế men chuyển", "thuốc chẹn beta", "thuốc chẹn kênh calci", "kháng sinh", "thuốc chống động kinh",
+    "thuốc chống trầm cảm", "thuốc an thần", "thuốc ngủ", "thuốc giảm đau", "thuốc hạ đường huyết",
+    "thuốc chống kết tập tiểu cầu", "thuốc tiêu huyết khối",
+)
+# Class words the book writes in more than one way: asking about one finds statements worded with another.
+CLASS_SYNONYMS: tuple[tuple[str, ...], ...] = (
+    ("NSAID", "NSAIDs", "AINS", "thuốc chống viêm không steroid", "chống viêm không steroid"),
+    ("thuốc chống đông", "thuốc chống đông máu", "thuốc uống chống đông máu", "kháng vitamin K"),
+    ("thuốc chống toan", "chống toan", "thuốc kháng acid", "kháng acid", "thuốc kháng axit", "antacid", "antacids"),
+    ("thuốc ức chế bơm proton", "PPI"),
+    ("thuốc ức chế men chuyển", "ức chế enzym chuyển", "ACE"),
+    ("thuốc lợi tiểu", "lợi tiểu"),
+    ("sulfonylure", "sulfonylurea", "sulphonylurê", "sulfonylurê"),
+    ("thuốc chẹn beta", "chẹn beta", "thuốc chẹn beta-adrenergic"),
+    ("thuốc chẹn kênh calci", "chẹn kênh calci", "đối kháng kênh calci"),
+    ("aminoglycosid", "kháng sinh aminoglycosid"),
+    ("quinolon", "fluoroquinolon"),
+)
+# Words shaped like drug names that are not drugs (units, lab values, organisms, ordinary loanwords).
+NOT_DRUG_WORDS: frozenset[str] = frozenset(
+    {
+        "creatinin", "creatinine", "protein", "enzym", "enzyme", "hormon", "hormone", "glucose", "lactat", "lactic",
+        "transaminase", "amylase", "lipase", "urat", "oxalat", "bicarbonat", "electrolyt",
+        "histamin", "serotonin", "dopamin", "cholesterol", "triglycerid", "hemoglobin", "albumin", "bilirubin",
+        "staphylococcus", "streptococcus", "aureus", "enterococci", "enterococcus", "pneumoniae", "coli",
+        "python", "iphone", "internet", "online", "cyclooxygenase", "prostaglandin", "thrombin", "fibrin",
+        "microgam", "miligam", "gam", "kilogam", "lit", "mililit", "phut", "clcr", "egfr", "inr", "atc", "mic",
+        "adr", "ml", "mg", "kg", "gram", "liposom", "plasmin", "heparin_like", "peptid", "glycosid",
+    }
+)
+DRUG_SUFFIXES: tuple[str, ...] = (
+    "ol", "in", "ine", "id", "ide", "il", "an", "at", "ate", "on", "one", "em", "ex", "ix", "ax", "ox", "am",
+    "um", "mab", "nib", "vir", "pril", "tan", "tide", "ast", "zole", "azol", "fen", "yl", "ac", "en", "rin",
+)
+# Release/form words printed after a brand ("XR", "SR", "Tab.", "Inj"): not part of the name people say.
+FORM_SUFFIXES: frozenset[str] = frozenset(
+    {"xr", "sr", "mr", "er", "cr", "la", "od", "tab", "tabs", "inj", "retard", "fc", "dt", "caps", "syrup"}
+)
+
+# Words around "thuốc nào" that are not the condition ("Tăng huyết áp dùng thuốc gì?", "Thuốc nào tốt cho gan?").
+CONDITION_FILLER_WORDS: tuple[str, ...] = (
+    "bị", "nên", "dùng", "uống", "được", "chỉ định", "tốt", "nhất", "hơn", "dành", "cho", "để", "trị", "điều trị",
+    "chữa", "người", "bệnh nhân", "tôi", "thì", "là", "có", "hiệu quả", "với", "ở", "trong", "đối với", "đang",
+)
+CONDITION_TAIL_WORDS: tuple[str, ...] = (
+    "thì", "nên", "dùng", "uống", "là", "có", "gì", "nào", "không", "được", "nhất", "tốt",
+)
+# "Thuốc nào chống chỉ định CHO NGƯỜI ĐANG cho con bú": the words before the group or condition itself.
+GROUP_PREPOSITIONS: tuple[str, ...] = ("cho", "ở", "với", "trong", "khi", "đối")
+GROUP_HEAD_WORDS: tuple[str, ...] = ("với", "người", "bệnh", "nhân", "những", "các", "đang", "bị", "mắc", "có")

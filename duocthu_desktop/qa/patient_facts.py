@@ -1,0 +1,121 @@
+"""Patient facts the safety warnings need beyond age, weight and Clcr: the trimester, kidney and liver disease,
+and an age given as a bound ("trẻ em dưới 16 tuổi").
+
+`add_patient_facts` runs at the end of `understanding.understand`. Phrases are matched with diacritics where the
+person typed them and folded only where they typed none, so "gần đây" never reads as "gan"; a fact preceded by
+"không" or "chưa" ("không suy thận") is not a fact.
+"""
+
+from __future__ import annotations
+
+import re
+
+from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.textmatch import Text, find
+from duocthu_desktop.text import fold
+
+# Clcr (ml/phút) from which kidney function counts as normal.
+NORMAL_CLCR = 90.0
+
+TRIMESTER_PHRASES: tuple[tuple[str, int], ...] = (
+    ("3 tháng đầu", 1), ("ba tháng đầu", 1), ("tam cá nguyệt thứ nhất", 1), ("tam cá nguyệt thứ 1", 1),
+    ("tam cá nguyệt đầu", 1), ("tam cá nguyệt i", 1), ("đầu thai kỳ", 1),
+    ("3 tháng giữa", 2), ("ba tháng giữa", 2), ("tam cá nguyệt thứ hai", 2), ("tam cá nguyệt thứ 2", 2),
+    ("tam cá nguyệt giữa", 2), ("tam cá nguyệt ii", 2), ("giữa thai kỳ", 2),
+    ("3 tháng cuối", 3), ("ba tháng cuối", 3), ("tam cá nguyệt thứ ba", 3), ("tam cá nguyệt thứ 3", 3),
+    ("tam cá nguyệt cuối", 3), ("tam cá nguyệt iii", 3), ("cuối thai kỳ", 3), ("sắp sinh", 3), ("sắp đẻ", 3),
+)
+# Words that make a trimester phrase about pregnancy on their own ("3 tháng đầu" alone may be of treatment).
+_PREGNANCY_CONTEXT = ("tam cá nguyệt", "thai kỳ", "thai", "bầu", "sắp sinh", "sắp đẻ")
+# "thai 8 tuần", "bầu 7 tháng", "mang thai tuần thứ 30", "thai tháng thứ 5" (folded: digits carry the meaning).
+_GESTATION = re.compile(
+    r"(?:thai|bau)\s+(?:(?:duoc|dang|o|khoang|da|roi)\s+)*"
+    r"(?:(tuan|thang)\s+thu\s+(\d+)|(\d+)\s*(tuan|thang))"
+)
+
+RENAL_PHRASES: tuple[str, ...] = (
+    "suy thận", "bệnh thận", "suy giảm chức năng thận", "giảm chức năng thận", "rối loạn chức năng thận",
+    "chức năng thận kém", "chức năng thận suy giảm", "chức năng thận giảm", "thận yếu", "yếu thận",
+    "lọc máu", "chạy thận", "thẩm phân", "thận nhân tạo", "bệnh thận mạn", "suy thận mạn",
+)
+HEPATIC_PHRASES: tuple[str, ...] = (
+    "suy gan", "bệnh gan", "xơ gan", "viêm gan", "suy giảm chức năng gan", "giảm chức năng gan",
+    "rối loạn chức năng gan", "chức năng gan kém", "tổn thương gan", "tăng men gan", "men gan cao",
+    "gan nhiễm mỡ", "ung thư gan",
+)
+_NEGATED = re.compile(r"(?:không|khong|chưa|chua)(?:\s+(?:bị|bi|có|co|mắc|mac))?\s*$")
+# Folded "gan day" is "gần đây", never the liver.
+_NOT_LIVER_AFTER = re.compile(r"\s+day(?!\w)")
+
+_AGE_BOUND = re.compile(r"(duoi|nho hon|be hon|<|≤|tren|lon hon|>|≥|tu)\s*(\d+(?:[.,]\d+)?)\s*tuoi(\s+tro len)?")
+_BELOW_WORDS = ("duoi", "nho hon", "be hon", "<", "≤")
+
+
+def add_patient_facts(frame: QueryFrame, text: str) -> QueryFrame:
+    """The frame with trimester, renal and hepatic impairment and the age bound read from `text` (in place)."""
+    words = Text.of(text)
+    frame.renal_impairment = _any_fact(words, RENAL_PHRASES) or (
+        frame.clcr is not None and frame.clcr < NORMAL_CLCR
+    )
+    frame.hepatic_impairment = _any_fact(words, HEPATIC_PHRASES, liver=True)
+    trimester = extract_trimester(words, frame.pregnant)
+    if trimester is not None:
+        frame.trimester = trimester
+        frame.pregnant = True
+    frame.age_bound = _age_bound(words, frame.age_years)
+    if (
+        frame.turn_type == "unknown"
+        and frame.drug_ids
+        and frame.section_key is None
+        and (frame.renal_impairment or frame.hepatic_impairment or frame.trimester is not None)
+    ):
+        # "Người suy gan dùng paracetamol được không?": whether this patient may use it is first a matter of the
+        # drug's contraindications.
+        frame.section_key = "chong_chi_dinh"
+        frame.turn_type = "drug_attribute"
+    return frame
+
+
+def extract_trimester(text: Text, pregnant: bool = False) -> int | None:
+    """1-3 from '3 tháng đầu', 'tam cá nguyệt thứ hai', 'thai 30 tuần', 'bầu 5 tháng'; None when not said."""
+    in_context = pregnant or any(find(text, w, strict=True) for w in _PREGNANCY_CONTEXT)
+    for phrase, trimester in TRIMESTER_PHRASES:
+        if in_context and find(text, phrase, strict=True):
+            return trimester
+    m = _GESTATION.search(text.folded)
+    if m:
+        unit = m.group(1) or m.group(4)
+        value = int(m.group(2) or m.group(3))
+        if unit == "tuan" and 1 <= value <= 42:
+            return 1 if value <= 13 else 2 if value <= 27 else 3
+        if unit == "thang" and 1 <= value <= 10:
+            return min(3, (value + 2) // 3)
+    return None
+
+
+def _any_fact(text: Text, phrases: tuple[str, ...], liver: bool = False) -> bool:
+    for phrase in phrases:
+        m = find(text, phrase, strict=True)
+        if m is None:
+            continue
+        haystack = text.norm if text.accented else text.folded
+        if _NEGATED.search(haystack[: m.start()]):
+            continue
+        if liver and not text.accented and _NOT_LIVER_AFTER.match(haystack, m.end()):
+            continue
+        return True
+    return False
+
+
+def _age_bound(text: Text, age_years: float | None) -> str | None:
+    """'below' for 'dưới 16 tuổi', 'above' for 'trên 65 tuổi' / 'từ 65 tuổi trở lên', when that is the age read."""
+    if age_years is None:
+        return None
+    for m in _AGE_BOUND.finditer(fold(text.norm)):
+        if float(m.group(2).replace(",", ".")) != age_years:
+            continue
+        word = m.group(1)
+        if word == "tu":
+            return "above" if m.group(3) else None
+        return "below" if word in _BELOW_WORDS else "above"
+    return None

@@ -1,0 +1,178 @@
+"""The patient's safety first: the sentences of a drug's Chống chỉ định, pregnancy and lactation sections and
+Thận trọng that bear on the facts the person gave, shown before any dose.
+
+A sentence bears on a fact when it names it in the book's general words ("suy thận", "mang thai", "trẻ em") and,
+when it prints a threshold ("Clcr < 60 ml/phút", "trẻ em dưới 16 tuổi", "3 tháng cuối"), the threshold includes
+this patient, compared as numbers. A threshold only stressed ("suy thận, đặc biệt ... dưới 30 ml/phút") does not
+narrow the words before it. No rule names a drug.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from duocthu_desktop.artifacts import Chunk
+from duocthu_desktop.qa import grounding
+from duocthu_desktop.qa import warning_rules as rules
+from duocthu_desktop.qa.cited_answer import CitedAnswer, section_heading
+from duocthu_desktop.qa.engine_types import EngineAnswer
+from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.sentences import split_sentences
+from duocthu_desktop.retrieval.types import SectionResult
+
+CONTRAINDICATIONS = "chong_chi_dinh"
+PREGNANCY = "thoi_ky_mang_thai"
+LACTATION = "thoi_ky_cho_con_bu"
+CAUTIONS = "than_trong"
+# Read in this order and shown in this order: what the book forbids first.
+SECTION_KEYS = (CONTRAINDICATIONS, PREGNANCY, LACTATION, CAUTIONS)
+MAX_WARNINGS = 6
+PER_SECTION = {CONTRAINDICATIONS: 4, PREGNANCY: 3, LACTATION: 2, CAUTIONS: 2}
+# Which patient topics each section is read for (the pregnancy section only for a pregnant patient, ...).
+_SECTION_TOPICS = {
+    PREGNANCY: ("mang_thai",),
+    LACTATION: ("cho_con_bu",),
+}
+
+TOPIC_LABELS = {
+    "mang_thai": "phụ nữ mang thai",
+    "cho_con_bu": "phụ nữ cho con bú",
+    "tre_em": "trẻ em",
+    "nguoi_cao_tuoi": "người cao tuổi",
+    "suy_than": "suy thận",
+    "suy_gan": "suy gan",
+}
+# A sentence that leans on the one before it ("Tình trạng này ...", "Do đó, ...") is shown with it.
+_LEANS_BACK = re.compile(r"^(?:(?:\w+\s){1,2}này|do đó|vì vậy|vì thế|do vậy|bởi vậy)(?!\w)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Warning:
+    """One verbatim sentence that bears on this patient."""
+
+    chunk: Chunk
+    start: int
+    end: int
+    section_key: str
+    topics: tuple[str, ...]
+    strength: int  # 0 forbids, 1 tells to avoid or limit, 2 warns of harm, 3 anything else
+
+    @property
+    def text(self) -> str:
+        return self.chunk.text[self.start : self.end]
+
+    def title(self, drug: str | None = None) -> str:
+        head = section_heading(self.section_key)
+        if self.section_key not in _SECTION_TOPICS:
+            head += " — " + ", ".join(TOPIC_LABELS[t] for t in self.topics)
+        return f"{drug} — {head}" if drug else head
+
+
+def warnings_for(frame: QueryFrame, sections: dict[str, SectionResult]) -> list[Warning]:
+    """The sentences of `sections` (section_key -> section) that bear on this patient's facts, strongest first:
+    Chống chỉ định, then pregnancy and lactation, then Thận trọng; at most MAX_WARNINGS."""
+    patient = rules.Patient.of(frame)
+    if not patient.any():
+        return []
+    out: list[Warning] = []
+    for key in SECTION_KEYS:
+        section = sections.get(key)
+        if section is None:
+            continue
+        found = _section_warnings(key, section, patient)
+        found.sort(key=lambda w: (w.strength if key != CONTRAINDICATIONS else 0))
+        out += found[: PER_SECTION[key]]
+    return _grouped(out[:MAX_WARNINGS])
+
+
+def warning_answer(
+    frame: QueryFrame, sections: dict[str, SectionResult], drug: str | None = None
+) -> EngineAnswer | None:
+    """The warnings as cited "warning" blocks (titles prefixed with `drug` when given), or None when none bear."""
+    found = warnings_for(frame, sections)
+    if not found:
+        return None
+    answer = CitedAnswer()
+    for warning in found:
+        answer.add(warning.title(drug), "warning", warning.chunk, warning.start, warning.end)
+    return answer.result(None)
+
+
+def _section_warnings(key: str, section: SectionResult, patient: rules.Patient) -> list[Warning]:
+    wanted = _SECTION_TOPICS.get(key)
+    if wanted is not None and not any(patient.has(t) for t in wanted):
+        return []
+    out: list[Warning] = []
+    for chunk in section.chunks:
+        if chunk.quarantined:
+            continue  # a table or text read unreliably is never quoted as a warning
+        sentences = split_sentences(chunk.text)
+        for i, (start, end) in enumerate(sentences):
+            sentence = chunk.text[start:end]
+            topics = rules.topics_of(sentence, patient, own_section=wanted)
+            if not topics:
+                continue
+            strength = rules.strength(sentence)
+            if i > 0 and _LEANS_BACK.match(sentence) and _same_paragraph(chunk.text, sentences[i - 1][1], start):
+                start = sentences[i - 1][0]
+            out.append(Warning(chunk, start, end, key, topics, strength))
+    # a sentence shown with the one it leans on is not shown again on its own
+    return [w for w in out if not any(o is not w and _inside(w, o) for o in out)]
+
+
+def _inside(inner: Warning, outer: Warning) -> bool:
+    return (
+        inner.chunk.chunk_id == outer.chunk.chunk_id
+        and outer.start <= inner.start
+        and inner.end <= outer.end
+        and (outer.start, outer.end) != (inner.start, inner.end)
+    )
+
+
+def _same_paragraph(text: str, prev_end: int, start: int) -> bool:
+    return "\n" not in text[prev_end:start]
+
+
+def _grouped(found: list[Warning]) -> list[Warning]:
+    """Within a section, warnings with the same title side by side (one block each), in the order found."""
+    out: list[Warning] = []
+    for key in SECTION_KEYS:
+        titles: list[str] = []
+        in_section = [w for w in found if w.section_key == key]
+        for w in in_section:
+            if w.title() not in titles:
+                titles.append(w.title())
+        for title in titles:
+            out += [w for w in in_section if w.title() == title]
+    return out
+
+
+def warn_first(warnings: EngineAnswer, answer: EngineAnswer) -> EngineAnswer:
+    """`warnings`' blocks before `answer`'s, whatever the answer is (a dose, a clarify, a quarantine notice): its
+    decision, reason, message and quick replies are kept, its citations renumbered after the warnings'. A claim
+    the warnings already show is not shown twice."""
+    offset = len(warnings.citations)
+    mapping = {c.index: offset + n + 1 for n, c in enumerate(answer.citations)}
+    shown = {claim.text for block in warnings.blocks for claim in block.claims}
+    blocks = list(warnings.blocks)
+    for block in answer.blocks:
+        claims = [
+            claim.model_copy(update={
+                "text": _renumber(claim.text, mapping),
+                "citations": [mapping.get(i, i) for i in claim.citations],
+            })
+            for claim in block.claims
+            if claim.text not in shown
+        ]
+        if claims:
+            blocks.append(block.model_copy(update={"claims": claims}))
+    citations = list(warnings.citations) + [c.model_copy(update={"index": mapping[c.index]}) for c in answer.citations]
+    return answer.model_copy(update={"blocks": blocks, "citations": citations})
+
+
+def _renumber(text: str, mapping: dict[int, int]) -> str:
+    def one(m: re.Match[str]) -> str:
+        return "[" + ", ".join(str(mapping.get(int(i), int(i))) for i in re.split(r"\s*[,;]\s*", m.group(1))) + "]"
+
+    return grounding.CITATION_MARKER.sub(one, text)

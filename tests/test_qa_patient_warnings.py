@@ -1,0 +1,301 @@
+"""The patient's safety first: statements of Chống chỉ định, pregnancy, lactation and Thận trọng that bear on
+the patient, thresholds compared as numbers, shown before any dose."""
+
+from __future__ import annotations
+
+import pytest
+
+from duocthu_desktop.artifacts import Chunk
+from duocthu_desktop.payload import Block, Citation, Claim
+from duocthu_desktop.qa import warning_rules as rules
+from duocthu_desktop.qa.engine_types import EngineAnswer
+from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.grounding import verify
+from duocthu_desktop.qa.patient_warnings import MAX_WARNINGS, warn_first, warning_answer, warnings_for
+from duocthu_desktop.retrieval.types import SectionResult
+
+
+def _section(key: str, *paragraphs: str, drug: str = "thuoc_x") -> SectionResult:
+    text = "\n".join(paragraphs)
+    chunk = Chunk(
+        chunk_id=f"{drug}__{key}__0", drug_id=drug, section_key=key, part_index=0, text=text,
+        printed_pages=[10], physical_pages=[3], page_spans=[[3, 0, len(text)]],
+    )
+    return SectionResult(drug_id=drug, section_key=key, chunks=[chunk])
+
+
+def _texts(frame: QueryFrame, sections: dict[str, SectionResult]) -> list[str]:
+    return [w.text for w in warnings_for(frame, {s.section_key: s for s in sections.values()})]
+
+
+CI = "chong_chi_dinh"
+CAUTION = "than_trong"
+PREG = "thoi_ky_mang_thai"
+LACT = "thoi_ky_cho_con_bu"
+
+# ---- thresholds ------------------------------------------------------------------------------------------------
+
+
+def test_clcr_threshold_compared_as_a_number() -> None:
+    ci = _section(CI, "Quá mẫn với thuốc.", "Suy thận có Clcr < 60 ml/phút.")
+    inside = _texts(QueryFrame(clcr=35.0, renal_impairment=True), {CI: ci})
+    assert inside == ["Suy thận có Clcr < 60 ml/phút."]
+    assert _texts(QueryFrame(clcr=70.0, renal_impairment=True), {CI: ci}) == []
+
+
+def test_clcr_threshold_in_words_and_ranges() -> None:
+    assert rules.clcr_bounds("độ thanh thải creatinin dưới 30 ml/phút")[0].overlaps(25, 25)
+    assert not rules.clcr_bounds("độ thanh thải creatinin dưới 30 ml/phút")[0].overlaps(30, 30)
+    assert rules.clcr_bounds("Clcr ≤ 30 ml/phút")[0].overlaps(30, 30)
+    band = rules.clcr_bounds("Clcr 10 - 50 ml/phút")[0]
+    assert band.overlaps(35, 35) and not band.overlaps(60, 60)
+    assert rules.clcr_bounds("truyền 10 ml/phút") == []  # a rate, not a renal threshold
+
+
+def test_stressed_threshold_does_not_narrow_the_words() -> None:
+    ci = _section(CI, "Người suy gan, suy thận, đặc biệt người có tốc độ lọc cầu thận dưới 30 ml/phút.")
+    assert _texts(QueryFrame(clcr=35.0, renal_impairment=True), {CI: ci}) == [ci.chunks[0].text]
+
+
+def test_renal_words_without_number_need_renal_impairment() -> None:
+    caution = _section(CAUTION, "Thận trọng ở người suy thận.", "Có thể gây suy thận cấp.")
+    assert _texts(QueryFrame(renal_impairment=True), {CAUTION: caution}) == ["Thận trọng ở người suy thận."]
+    assert _texts(QueryFrame(pregnant=True), {CAUTION: caution}) == []
+
+
+def test_renal_threshold_shown_when_no_clcr_given() -> None:
+    ci = _section(CI, "Clcr < 60 ml/phút.")
+    assert _texts(QueryFrame(renal_impairment=True), {CI: ci}) == ["Clcr < 60 ml/phút."]
+
+
+@pytest.mark.parametrize(
+    ("age", "bound", "shown"),
+    [(10.0, None, True), (15.9, None, True), (16.0, None, False), (17.0, None, False), (16.0, "below", True)],
+)
+def test_age_threshold(age: float, bound: str | None, shown: bool) -> None:
+    caution = _section(CAUTION, "Hạn chế chỉ định cho trẻ em dưới 16 tuổi vì nguy cơ hội chứng Reye.")
+    frame = QueryFrame(age_years=age, age_bound=bound, population="tre_em" if age < 18 else "nguoi_lon")
+    assert bool(_texts(frame, {CAUTION: caution})) is shown
+
+
+def test_age_threshold_symbols_and_months() -> None:
+    assert rules.age_bounds("trẻ em < 12 tuổi")[0].overlaps(10, 10)
+    assert not rules.age_bounds("trẻ em < 12 tuổi")[0].overlaps(12, 12)
+    assert rules.age_bounds("người trên 65 tuổi")[0].overlaps(70, 70)
+    assert rules.age_bounds("trẻ dưới 3 tháng")[0].overlaps(0.1, 0.1)
+    assert not rules.age_bounds("trẻ dưới 3 tháng")[0].overlaps(1, 1)
+    assert rules.age_bounds("theo dõi trong 6 tháng") == []  # a duration
+    assert rules.age_bounds("trẻ từ 2 đến 12 tuổi")[0].overlaps(5, 5)
+
+
+def test_elderly_threshold_and_words() -> None:
+    caution = _section(CAUTION, "Thận trọng ở người bệnh trên 60 tuổi.", "Người cao tuổi dễ bị ngộ độc.",
+                       "Trẻ em dưới 12 tuổi không dùng.")
+    assert _texts(QueryFrame(age_years=70.0, population="nguoi_cao_tuoi"), {CAUTION: caution}) == [
+        "Thận trọng ở người bệnh trên 60 tuổi.", "Người cao tuổi dễ bị ngộ độc."]
+    assert _texts(QueryFrame(age_years=40.0, population="nguoi_lon"), {CAUTION: caution}) == []
+
+
+def test_neonate_only_sentence_not_for_an_older_child() -> None:
+    caution = _section(CAUTION, "Thận trọng ở trẻ sơ sinh.", "Thận trọng ở trẻ em.")
+    assert _texts(QueryFrame(age_years=8.0, population="tre_em"), {CAUTION: caution}) == ["Thận trọng ở trẻ em."]
+
+
+# ---- pregnancy and lactation -------------------------------------------------------------------------------------
+
+
+PREGNANCY = _section(
+    PREG,
+    "Thuốc được dùng trong thời kỳ mang thai ở một số trường hợp.",
+    "Thuốc làm tăng nguy cơ xuất huyết trong 3 tháng giữa và 3 tháng cuối thai kỳ.",
+    "Thuốc thường chống chỉ định dùng khi mang thai.",
+)
+
+
+def test_contraindicating_sentence_first_and_other_trimester_left_out() -> None:
+    texts = _texts(QueryFrame(pregnant=True, trimester=1), {PREG: PREGNANCY})
+    assert texts == [
+        "Thuốc thường chống chỉ định dùng khi mang thai.",
+        "Thuốc được dùng trong thời kỳ mang thai ở một số trường hợp.",
+    ]
+    third = _texts(QueryFrame(pregnant=True, trimester=3), {PREG: PREGNANCY})
+    assert "Thuốc làm tăng nguy cơ xuất huyết trong 3 tháng giữa và 3 tháng cuối thai kỳ." in third
+    assert third[0] == "Thuốc thường chống chỉ định dùng khi mang thai."
+
+
+def test_trimesters_named() -> None:
+    assert rules.trimesters_named("trong 3 tháng cuối cùng của thời kỳ mang thai") == {3}
+    assert rules.trimesters_named("tránh dùng trong các tuần 6 - 12 thai kỳ") == {1}
+    assert rules.trimesters_named("chỉ được dùng trong 6 tháng cuối của thai kỳ") == {2, 3}
+    assert rules.trimesters_named("thường chống chỉ định dùng khi mang thai") == set()
+
+
+def test_pregnancy_section_not_read_for_a_patient_not_pregnant() -> None:
+    assert _texts(QueryFrame(age_years=8.0, population="tre_em"), {PREG: PREGNANCY}) == []
+
+
+def test_contraindications_come_before_pregnancy_and_cautions() -> None:
+    sections = {
+        CAUTION: _section(CAUTION, "Thận trọng khi dùng cho người mang thai."),
+        PREG: PREGNANCY,
+        CI: _section(CI, "Quá mẫn.", "Người mang thai hoặc đang cho con bú."),
+    }
+    found = warnings_for(QueryFrame(pregnant=True), sections)
+    assert [w.section_key for w in found] == [CI, PREG, PREG, PREG, CAUTION]
+    assert found[0].title() == "Chống chỉ định — phụ nữ mang thai"
+    assert len(found) <= MAX_WARNINGS
+
+
+def test_lactation_section_for_breastfeeding() -> None:
+    lact = _section(LACT, "Thuốc bài tiết vào sữa mẹ.", "Nên tránh dùng trong thời kỳ cho con bú.")
+    texts = _texts(QueryFrame(breastfeeding=True), {LACT: lact})
+    assert texts == ["Nên tránh dùng trong thời kỳ cho con bú.", "Thuốc bài tiết vào sữa mẹ."]
+    assert _texts(QueryFrame(pregnant=True), {LACT: lact}) == []
+
+
+def test_hepatic_words_not_caused_liver_damage() -> None:
+    caution = _section(CAUTION, "Dùng quá liều gây suy gan cấp.", "Thận trọng ở người bị suy gan.")
+    assert _texts(QueryFrame(hepatic_impairment=True), {CAUTION: caution}) == ["Thận trọng ở người bị suy gan."]
+
+
+def test_sentence_leaning_on_the_one_before_is_shown_with_it() -> None:
+    caution = _section(CAUTION, "Viêm gân đã xảy ra. Nguy cơ này tăng ở người bệnh trên 60 tuổi.")
+    assert _texts(QueryFrame(age_years=70.0, population="nguoi_cao_tuoi"), {CAUTION: caution}) == [
+        "Viêm gân đã xảy ra. Nguy cơ này tăng ở người bệnh trên 60 tuổi."]
+
+
+def test_no_facts_no_warnings() -> None:
+    ci = _section(CI, "Người mang thai.", "Suy thận.")
+    assert warnings_for(QueryFrame(population="nguoi_lon"), {CI: ci}) == []
+    assert warning_answer(QueryFrame(), {CI: ci}) is None
+
+
+def test_quarantined_chunk_never_quoted() -> None:
+    ci = _section(CI, "Người mang thai.")
+    ci.chunks[0].quarantined = True
+    assert warnings_for(QueryFrame(pregnant=True), {CI: ci}) == []
+
+
+def test_at_most_max_warnings() -> None:
+    ci = _section(CI, *[f"Người mang thai nhóm {i}." for i in range(10)])
+    caution = _section(CAUTION, *[f"Không dùng cho người mang thai loại {i}." for i in range(10)])
+    found = warnings_for(QueryFrame(pregnant=True), {CI: ci, CAUTION: caution})
+    assert len(found) == MAX_WARNINGS
+    assert [w.section_key for w in found].count(CAUTION) >= 1
+
+
+# ---- the answer they make ---------------------------------------------------------------------------------------
+
+
+def test_warning_answer_is_cited_verbatim_and_grounded() -> None:
+    ci = _section(CI, "Quá mẫn.", "Suy thận có Clcr < 60 ml/phút.")
+    answer = warning_answer(QueryFrame(clcr=35.0, renal_impairment=True), {CI: ci}, drug="Thuốc X")
+    assert answer is not None and answer.decision == "answerable"
+    assert answer.blocks[0].kind == "warning"
+    assert answer.blocks[0].title == "Thuốc X — Chống chỉ định — suy thận"
+    assert answer.citations[0].quote == "Suy thận có Clcr < 60 ml/phút."
+    assert verify(answer.blocks, answer.citations, {c.chunk_id: c.text for c in ci.chunks}) == []
+
+
+def test_warn_first_keeps_a_clarify_and_renumbers() -> None:
+    ci = _section(CI, "Người mang thai.")
+    warned = warning_answer(QueryFrame(pregnant=True), {CI: ci})
+    dose = _section("lieu_luong_cach_dung", "Người lớn: 25 mg/lần.")
+    chunk = dose.chunks[0]
+    clarify = EngineAnswer(decision="clarify", reason="missing_route", message="Đường nào?", quick_replies=["Uống"])
+    kept = warn_first(warned, clarify)
+    assert (kept.decision, kept.reason, kept.message, kept.quick_replies) == (
+        "clarify", "missing_route", "Đường nào?", ["Uống"])
+    assert kept.blocks[0].kind == "warning"
+    answer = EngineAnswer(
+        decision="answerable",
+        blocks=[Block(title="Liều", kind="dosage", claims=[Claim(text=chunk.text, citations=[1])])],
+        citations=[Citation(index=1, chunk_id=chunk.chunk_id, drug_id="thuoc_x", section_key=chunk.section_key,
+                            printed_page=10, physical_page=3, quote=chunk.text)],
+    )
+    both = warn_first(warned, answer)
+    assert [b.kind for b in both.blocks] == ["warning", "dosage"]
+    assert [c.index for c in both.citations] == [1, 2]
+    assert both.blocks[1].claims[0].citations == [2]
+    evidence = {c.chunk_id: c.text for c in ci.chunks + dose.chunks}
+    assert verify(both.blocks, both.citations, evidence) == []
+
+
+# ---- through the assistant, on the sample book --------------------------------------------------------------------
+
+
+def _ask(assistant, question: str):
+    payload = assistant.ask(question)
+    assert payload.blocks, (payload.decision, payload.reason, payload.message)
+    return payload
+
+
+def _first_is_warning(payload, *words: str) -> str:
+    first = payload.blocks[0]
+    assert first.kind == "warning", [b.title for b in payload.blocks]
+    text = " ".join(c.text for c in first.claims)
+    for word in words:
+        assert word in text, text
+    kinds = [b.kind for b in payload.blocks]
+    if "dosage" in kinds:  # no warning after a dose
+        assert "warning" not in kinds[kinds.index("dosage") :]
+    return text
+
+
+def test_metformin_clcr_35_shows_the_clcr_contraindication(assistant) -> None:
+    payload = _ask(assistant, "Liều metformin cho người lớn Clcr 35 ml/phút")
+    _first_is_warning(payload, "Clcr < 60 ml/phút")
+    assert payload.blocks[0].title.startswith("Chống chỉ định")
+
+
+def test_metformin_clcr_35_without_group_warns_with_the_clarify(assistant) -> None:
+    payload = _ask(assistant, "Liều metformin cho bệnh nhân Clcr 35 ml/phút")
+    _first_is_warning(payload, "Clcr < 60 ml/phút")
+
+
+def test_aspirin_child_under_16(assistant) -> None:
+    payload = _ask(assistant, "Liều aspirin cho trẻ em dưới 16 tuổi")
+    _first_is_warning(payload, "dưới 16 tuổi", "hội chứng Reye")
+    payload = _ask(assistant, "Liều aspirin cho trẻ 10 tuổi nặng 30 kg")
+    _first_is_warning(payload, "dưới 16 tuổi")
+
+
+def test_aspirin_17_years_gets_no_under_16_warning(assistant) -> None:
+    payload = assistant.ask("Liều aspirin cho người 17 tuổi nặng 60 kg")
+    assert not any("dưới 16 tuổi" in c.text for b in payload.blocks if b.kind == "warning" for c in b.claims)
+
+
+def test_acarbose_pregnant(assistant) -> None:
+    payload = _ask(assistant, "Liều acarbose cho phụ nữ có thai")
+    _first_is_warning(payload, "Người mang thai")
+    assert payload.blocks[0].title == "Chống chỉ định — phụ nữ mang thai"
+
+
+def test_warfarin_pregnant(assistant) -> None:
+    payload = _ask(assistant, "Warfarin có dùng được cho phụ nữ mang thai không?")
+    _first_is_warning(payload, "mang thai")
+    warnings = [c.text for b in payload.blocks if b.kind == "warning" for c in b.claims]
+    assert "Warfarin thường chống chỉ định dùng khi mang thai." in warnings
+
+
+def test_warfarin_first_trimester(assistant) -> None:
+    payload = _ask(assistant, "Warfarin cho phụ nữ mang thai 3 tháng đầu")
+    _first_is_warning(payload)
+    warnings = [c.text for b in payload.blocks if b.kind == "warning" for c in b.claims]
+    assert "Warfarin thường chống chỉ định dùng khi mang thai." in warnings
+    # a sentence about the other trimesters only is not shown as if it applied
+    assert not any(w.startswith("Warfarin còn làm tăng nguy cơ xuất huyết") for w in warnings)
+    # the contraindicating sentence before any reassuring one of the pregnancy section
+    pregnancy = [c.text for b in payload.blocks if b.title == "Thời kỳ mang thai" for c in b.claims]
+    assert pregnancy[0] == "Warfarin thường chống chỉ định dùng khi mang thai."
+
+
+def test_warnings_are_cited_and_grounded(assistant) -> None:
+    payload = _ask(assistant, "Liều metformin cho người lớn Clcr 35 ml/phút")
+    by_index = {c.index: c for c in payload.citations}
+    for block in payload.blocks:
+        for claim in block.claims:
+            assert claim.citations and all(i in by_index for i in claim.citations)
+    cited = by_index[payload.blocks[0].claims[0].citations[0]]
+    assert cited.section_key == "chong_chi_dinh" and cited.drug_id == "metformin"
+    assert cited.printed_page is not None
