@@ -72,9 +72,10 @@ def test_every_reason_from_an_engine_keeps_its_decision_message_and_disclaimer(q
     assert payload.disclaimer == DISCLAIMER
 
 
-def _citation(index: int, chunk_id: str, quote: str) -> Citation:
-    return Citation(index=index, chunk_id=chunk_id, drug_id="metformin", section_key="lieu_luong_cach_dung",
-                    printed_page=1, physical_page=1, quote=quote)
+def _citation(index: int, chunk, quote: str) -> Citation:
+    """A citation of the chunk's own first page, so each case fails only for the reason it is about."""
+    return Citation(index=index, chunk_id=chunk.chunk_id, drug_id="metformin", section_key="lieu_luong_cach_dung",
+                    printed_page=chunk.printed_pages[0], physical_page=chunk.physical_pages[0], quote=quote)
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +98,7 @@ def test_grounding_failure_turns_any_answer_into_its_abstention(qa_service, cata
     answer = EngineAnswer(
         decision="answerable",
         blocks=[Block(title="Liều", kind="dosage", claims=[Claim(text=claim, citations=cites)])],
-        citations=[_citation(1, metformin_dose.chunk_id, metformin_dose.text[:40])],
+        citations=[_citation(1, metformin_dose, metformin_dose.text[:40])],
     )
     payload = scripted(qa_service, catalog, tmp_path, answer).ask("Liều metformin cho người lớn?")
     assert (payload.decision, payload.reason) == ("abstain", reason)
@@ -111,7 +112,7 @@ def test_citation_outside_the_fetched_evidence_is_invalid(qa_service, catalog, t
     answer = EngineAnswer(
         decision="answerable",
         blocks=[Block(title="Liều", claims=[Claim(text="x", citations=[1])])],
-        citations=[_citation(1, other.chunk_id, other.text[:30])],
+        citations=[_citation(1, other, other.text[:30])],
     )
     payload = scripted(qa_service, catalog, tmp_path, answer).ask("Liều metformin cho người lớn?")
     assert payload.reason == "invalid_citation"
