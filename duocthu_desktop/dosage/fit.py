@@ -18,15 +18,14 @@ import re
 from dataclasses import dataclass, field
 
 from duocthu_desktop.dosage.rows import DoseRow
+from duocthu_desktop.dosage.words import ADULT_YEARS, NEONATE_YEARS
 from duocthu_desktop.text import fold
 
 MAX_ROWS = 8
-ADULT_YEARS = 18.0
-NEONATE_YEARS = 28 / 365
 INJECTION = frozenset({"tiem_tinh_mach", "truyen_tinh_mach", "tiem_bap", "tiem_duoi_da", "tiem_trong_da",
                        "tiem_noi_tuy"})
 IV = frozenset({"tiem_tinh_mach", "truyen_tinh_mach"})
-_ROUTE_ALIASES = {"xit": "hit", "tiem": "tiem"}
+_ROUTE_ALIASES = {"xit": "hit"}
 DOSE_KINDS = frozenset({"dose", "max_dose", "loading_dose", "adjustment"})
 
 
@@ -96,8 +95,6 @@ def fits_group(row: DoseRow, p: Patient) -> bool:
     pop = p.population
     if pop in ("mang_thai", "cho_con_bu"):
         pop = "nguoi_lon"
-    if age is None and pop == "nguoi_lon":
-        age = None
     if row.population is not None and pop is not None:
         same = row.population == pop or (
             pop == "nguoi_cao_tuoi" and row.population == "nguoi_lon"

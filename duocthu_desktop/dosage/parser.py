@@ -18,6 +18,7 @@ from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.dosage import reading
 from duocthu_desktop.dosage.rows import AgeBound, DoseRow, RenalBand, WeightBound
 from duocthu_desktop.dosage.words import (
+    POPULATION_PATTERNS,
     ROUTE_NAMES,
     age_in,
     names_hepatic,
@@ -26,7 +27,6 @@ from duocthu_desktop.dosage.words import (
     routes_in,
     weight_in,
 )
-from duocthu_desktop.qa.band_labels import POPULATION_PATTERNS
 from duocthu_desktop.text import fold
 
 DOSAGE_KEY = "lieu_luong_cach_dung"

@@ -9,6 +9,19 @@ import re
 from duocthu_desktop.dosage.rows import AgeBound, RenalBand, WeightBound
 from duocthu_desktop.text import fold
 
+ADULT_YEARS = 18.0  # the age from which the book's adult doses apply
+NEONATE_YEARS = 28 / 365
+
+# The groups the book names, matched on folded text (diacritics dropped, lower case).
+POPULATION_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\bnguoi (?:benh )?cao tuoi\b|\bnguoi gia\b"), "nguoi_cao_tuoi"),
+    (re.compile(r"\bnguoi lon\b"), "nguoi_lon"),
+    (re.compile(r"\bso sinh\b|\btre moi (?:de|sinh)\b"), "so_sinh"),
+    # "trẻ" of "trẻ sơ sinh" / "trẻ mới đẻ" names neonates only
+    # ("người trẻ tuổi" is young adults, not children)
+    (re.compile(r"(?<!nguoi )\btre\b(?! so sinh\b| moi de\b| moi sinh\b| tuoi\b)|\bthieu nien\b|\bnhu nhi\b|\bnhi khoa\b"), "tre_em"),
+]
+
 _W = r"(?<!\w)"
 _E = r"(?!\w)"
 
@@ -57,6 +70,8 @@ ROUTE_NAMES: dict[str, str] = {
     "tiem_noi_tuy": "Tiêm nội tủy / não thất",
     "other": "Đường dùng khác",
 }
+# Names for a route the person gave: the CONTRACT keys, "tiêm" with no site, and "xịt" kept for older frames.
+FRAME_ROUTE_NAMES: dict[str, str] = {**ROUTE_NAMES, "tiem": "Tiêm", "xit": "Xịt"}
 _NEGATED = re.compile(r"(?:không|tránh|chớ|đừng)(?: thể| được| nên)*(?: dùng)?(?: đường)? $")
 
 

@@ -4,10 +4,13 @@ grouped into titled blocks; and the small pieces the section, interaction and co
 
 from __future__ import annotations
 
+import re
+
 from duocthu_desktop import messages
 from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.payload import Block, BlockKind, Citation, Claim, Reason, decision_for
 from duocthu_desktop.qa.engine_types import EngineAnswer
+from duocthu_desktop.qa.grounding import CITATION_MARKER
 from duocthu_desktop.qa.sentences import paragraphs, split_sentences
 from duocthu_desktop.retrieval.types import SectionResult
 from duocthu_desktop.sections import SECTION_BY_KEY
@@ -134,3 +137,36 @@ def statements(text: str) -> list[tuple[int, int]]:
         else:
             out.append(span)
     return out
+
+
+def renumbered(
+    answer: EngineAnswer, offset: int, skip: frozenset[str] = frozenset()
+) -> tuple[list[Block], list[Citation]]:
+    """`answer`'s blocks and citations with every citation index moved up by `offset` (markers in claim text
+    too), so they can follow another answer's; claims whose text is in `skip` are dropped, and so is a block left
+    empty."""
+    mapping = {c.index: offset + n + 1 for n, c in enumerate(answer.citations)}
+    blocks = []
+    for block in answer.blocks:
+        claims = [
+            claim.model_copy(update={
+                "text": _renumber(claim.text, mapping),
+                "citations": [mapping.get(i, i) for i in claim.citations],
+            })
+            for claim in block.claims
+            if claim.text not in skip
+        ]
+        if claims:
+            blocks.append(block.model_copy(update={"claims": claims}))
+    citations = [c.model_copy(update={"index": mapping[c.index]}) for c in answer.citations]
+    return blocks, citations
+
+
+def _renumber(text: str, mapping: dict[int, int]) -> str:
+    """Citation markers in a claim's text ("[2]", "[1, 3]") renumbered like the citations."""
+
+    def one(m: re.Match[str]) -> str:
+        indices = [int(i) for i in re.split(r"\s*[,;]\s*", m.group(1))]
+        return "[" + ", ".join(str(mapping.get(i, i)) for i in indices) + "]"
+
+    return CITATION_MARKER.sub(one, text)

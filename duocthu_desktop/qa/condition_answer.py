@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from duocthu_desktop import messages
+from duocthu_desktop.dosage.words import ADULT_YEARS
 from duocthu_desktop.payload import Reason
-from duocthu_desktop.qa import band_labels as band_mod
 from duocthu_desktop.qa import drug_classes
 from duocthu_desktop.qa.cited_answer import (
     CitedAnswer,
@@ -252,7 +252,7 @@ def _patient_topics(frame: QueryFrame) -> list[tuple[str, tuple[str, ...]]]:
     if frame.pregnant or frame.population == "mang_thai":
         topics.append(("mang_thai", _PREGNANCY_WORDS))
     age = frame.age_years
-    if frame.population in ("tre_em", "so_sinh") or (age is not None and age < band_mod.ADULT_AGE):
+    if frame.population in ("tre_em", "so_sinh") or (age is not None and age < ADULT_YEARS):
         topics.append(("tre_em", _CHILD_WORDS))
     if frame.population == "nguoi_cao_tuoi" or (age is not None and age >= 60):
         topics.append(("nguoi_cao_tuoi", _ELDERLY_WORDS))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from duocthu_desktop.qa.band_labels import ADULT_AGE
+from duocthu_desktop.dosage.words import ADULT_YEARS
 from duocthu_desktop.qa.frame import QueryFrame
 from duocthu_desktop.qa.sqlite_file import SqliteFile
 
@@ -138,18 +138,18 @@ def _drop_contradicted_group(merged: QueryFrame, new: QueryFrame) -> None:
     contradict: an adult's dose must never be chosen for a child because the first turn said "người lớn"."""
     new_age = new.age_years
     if new_age is not None and new.population is None and merged.population is not None:
-        child_now = new_age < ADULT_AGE
+        child_now = new_age < ADULT_YEARS
         if child_now == (merged.population in _ADULT_GROUPS) or (
             not child_now and merged.population in ("tre_em", "so_sinh")
         ):
             merged.population = None
             merged.weight_kg = merged.weight_text = None  # the earlier patient's weight, not this one's
     if new.population in _ADULT_GROUPS and new.age_years is None and merged.age_years is not None:
-        if merged.age_years < ADULT_AGE:
+        if merged.age_years < ADULT_YEARS:
             merged.age_years = merged.age_text = merged.weight_kg = merged.weight_text = None
             merged.gestational_weeks = None
     if new.population in ("tre_em", "so_sinh") and new.age_years is None and merged.age_years is not None:
-        if merged.age_years >= ADULT_AGE:
+        if merged.age_years >= ADULT_YEARS:
             merged.age_years = merged.age_text = merged.weight_kg = merged.weight_text = None
 
 

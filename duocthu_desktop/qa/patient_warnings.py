@@ -13,9 +13,8 @@ import re
 from dataclasses import dataclass
 
 from duocthu_desktop.artifacts import Chunk
-from duocthu_desktop.qa import grounding
 from duocthu_desktop.qa import warning_rules as rules
-from duocthu_desktop.qa.cited_answer import CitedAnswer, section_heading
+from duocthu_desktop.qa.cited_answer import CitedAnswer, renumbered, section_heading
 from duocthu_desktop.qa.engine_types import EngineAnswer
 from duocthu_desktop.qa.frame import QueryFrame
 from duocthu_desktop.qa.sentences import split_sentences
@@ -152,27 +151,9 @@ def warn_first(warnings: EngineAnswer, answer: EngineAnswer) -> EngineAnswer:
     """`warnings`' blocks before `answer`'s, whatever the answer is (a dose, a clarify, a quarantine notice): its
     decision, reason, message and quick replies are kept, its citations renumbered after the warnings'. A claim
     the warnings already show is not shown twice."""
-    offset = len(warnings.citations)
-    mapping = {c.index: offset + n + 1 for n, c in enumerate(answer.citations)}
-    shown = {claim.text for block in warnings.blocks for claim in block.claims}
-    blocks = list(warnings.blocks)
-    for block in answer.blocks:
-        claims = [
-            claim.model_copy(update={
-                "text": _renumber(claim.text, mapping),
-                "citations": [mapping.get(i, i) for i in claim.citations],
-            })
-            for claim in block.claims
-            if claim.text not in shown
-        ]
-        if claims:
-            blocks.append(block.model_copy(update={"claims": claims}))
-    citations = list(warnings.citations) + [c.model_copy(update={"index": mapping[c.index]}) for c in answer.citations]
+    shown = frozenset(claim.text for block in warnings.blocks for claim in block.claims)
+    blocks, citations = renumbered(answer, len(warnings.citations), skip=shown)
+    blocks = list(warnings.blocks) + blocks
+    citations = list(warnings.citations) + citations
     return answer.model_copy(update={"blocks": blocks, "citations": citations})
 
-
-def _renumber(text: str, mapping: dict[int, int]) -> str:
-    def one(m: re.Match[str]) -> str:
-        return "[" + ", ".join(str(mapping.get(int(i), int(i))) for i in re.split(r"\s*[,;]\s*", m.group(1))) + "]"
-
-    return grounding.CITATION_MARKER.sub(one, text)

@@ -8,7 +8,6 @@ abstention with the failure's own reason code.
 from __future__ import annotations
 
 import logging
-import re
 import time
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from duocthu_desktop.messages import DISCLAIMER, INDEX_UNAVAILABLE, message_for
 from duocthu_desktop.payload import AnswerPayload, Citation, Reason, decision_for
 from duocthu_desktop.qa import condition_answer, drug_classes, grounding, interaction_answer, patient_warnings
 from duocthu_desktop.qa.catalog import Catalog
+from duocthu_desktop.qa.cited_answer import renumbered
 from duocthu_desktop.qa.engine_types import AnswerEngine, EngineAnswer
 from duocthu_desktop.qa.frame import QueryFrame
 from duocthu_desktop.qa.memory import ConversationStore, Remembered, is_follow_up, loop_exhausted, merge
@@ -334,18 +334,9 @@ def _combine(answers: list[EngineAnswer]) -> EngineAnswer:
         return answers[0]
     blocks, citations, messages = [], [], []
     for answer in found:
-        offset = len(citations)
-        mapping = {c.index: offset + n + 1 for n, c in enumerate(answer.citations)}
-        citations += [c.model_copy(update={"index": mapping[c.index]}) for c in answer.citations]
-        for block in answer.blocks:
-            claims = [
-                claim.model_copy(update={
-                    "text": _renumber(claim.text, mapping),
-                    "citations": [mapping.get(i, i) for i in claim.citations],
-                })
-                for claim in block.claims
-            ]
-            blocks.append(block.model_copy(update={"claims": claims}))
+        more_blocks, more_citations = renumbered(answer, len(citations))
+        blocks += more_blocks
+        citations += more_citations
         if answer.message and answer.message not in messages:
             messages.append(answer.message)
     for answer in answers:
@@ -359,16 +350,6 @@ def _combine(answers: list[EngineAnswer]) -> EngineAnswer:
         blocks=blocks,
         citations=citations,
     )
-
-
-def _renumber(text: str, mapping: dict[int, int]) -> str:
-    """Citation markers in a claim's text ("[2]", "[1, 3]") renumbered like the citations."""
-
-    def one(m: re.Match[str]) -> str:
-        indices = [int(i) for i in re.split(r"\s*[,;]\s*", m.group(1))]
-        return "[" + ", ".join(str(mapping.get(i, i)) for i in indices) + "]"
-
-    return grounding.CITATION_MARKER.sub(one, text)
 
 
 def _abstain(reason: Reason) -> EngineAnswer:

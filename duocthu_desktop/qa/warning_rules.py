@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from duocthu_desktop.dosage.words import ADULT_YEARS
 from duocthu_desktop.qa.frame import QueryFrame
 
-ADULT_AGE = 18.0
 ELDERLY_AGE = 65.0
 _EPS = 1e-6
 _NUM = r"(\d+(?:,\d+)?)"
@@ -44,7 +44,7 @@ class Patient:
 
     @property
     def child(self) -> bool:
-        return self.age is not None and self.age[1] < ADULT_AGE
+        return self.age is not None and self.age[1] < ADULT_YEARS
 
     @property
     def elderly(self) -> bool:
@@ -74,7 +74,7 @@ def _age_interval(frame: QueryFrame) -> tuple[float, float] | None:
         return (age, age)
     return {
         "so_sinh": (0.0, 28 / 365),
-        "tre_em": (0.0, ADULT_AGE - _EPS),
+        "tre_em": (0.0, ADULT_YEARS - _EPS),
         "nguoi_cao_tuoi": (ELDERLY_AGE, 150.0),
     }.get(frame.population or "")
 
