@@ -8,7 +8,9 @@ cd "$ROOT"
 duocthu-models prepare
 SHARED="${DUOCTHU_SHARED:-$ROOT/../shared}"
 INDEX="${DUOCTHU_INDEX:-$(python -c 'from duocthu_desktop.settings import data_dir; print(data_dir() / "sample-index")')}"
-if [ ! -f "$INDEX/report.json" ] || [ "$SHARED/corpus/duocthu-2018-sample.pdf" -nt "$INDEX/report.json" ]; then
+# rebuilt when missing, older than the PDF, or made by a build that did not yet write dosing.jsonl
+if [ ! -f "$INDEX/report.json" ] || [ ! -f "$INDEX/dosing.jsonl" ] \
+   || [ "$SHARED/corpus/duocthu-2018-sample.pdf" -nt "$INDEX/report.json" ]; then
   duocthu-ingest build --pdf "$SHARED/corpus/duocthu-2018-sample.pdf" --out "$INDEX"
 fi
 duocthu-ingest check "$INDEX"
