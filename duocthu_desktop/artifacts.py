@@ -103,6 +103,7 @@ class Report(BaseModel):
     chunks: int
     tables: int
     quarantined: int
+    dosing_rows: int | None = None  # rows of dosing.jsonl, so `check` can tell an emptied one
     seconds: float
     gates: dict[str, int]
     gate_details: dict[str, list[str]] = Field(default_factory=dict)

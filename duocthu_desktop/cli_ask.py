@@ -1,7 +1,8 @@
 """`duocthu-ask`: one question, the answer payload as JSON on stdout (CONTRACT "Command lines").
 
-Exit 0 for any answer, abstentions included; 2 when there is no usable index to ask. A question whose bytes are
-not valid UTF-8 is asked with the bad bytes replaced (U+FFFD), never left to crash a later write.
+Exit 0 for any answer, abstentions included; 2 when there is no usable index to ask (a missing, damaged or
+altered one, said in one line); 1, also in one line, for a failure nothing foresaw. Never a traceback. A question
+whose bytes are not valid UTF-8 is asked with the bad bytes replaced (U+FFFD), never left to crash a later write.
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ def clean_arg(text: str | None) -> str | None:
         return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 def write_payload(payload) -> None:
     """The payload as UTF-8 JSON on stdout, whatever the terminal's encoding."""
     data = (payload.model_dump_json(indent=1) + "\n").encode("utf-8")
@@ -68,8 +73,13 @@ def main(argv: list[str] | None = None) -> int:
         assistant = open_assistant(args)
         payload = assistant.ask(args.question, conversation_id=args.conversation)
     except DuocthuError as err:
-        print(f"duocthu-ask: {err}", file=sys.stderr)
+        print(one_line(f"duocthu-ask: {err}"), file=sys.stderr)
         return 2
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as err:  # noqa: BLE001 - chromadb's native panics are BaseExceptions; still one line
+        print(one_line(f"duocthu-ask: lỗi không lường trước ({type(err).__name__}: {err})"), file=sys.stderr)
+        return 1
     write_payload(payload)
     return 0
 

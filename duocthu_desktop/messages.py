@@ -20,10 +20,28 @@ INDEX_UNAVAILABLE = (
     "Không đọc được chỉ mục tra cứu Dược thư (sự cố kỹ thuật, không phải Dược thư thiếu dữ liệu). "
     "Hãy thử lại; nếu vẫn lỗi, cần dựng lại chỉ mục bằng `duocthu-ingest build`."
 )
+# No Chỉ định holds the words asked and the search by meaning cannot run (embedding model missing, damaged or
+# refused by its hash; reason provider_unavailable): an outage, not "the book has no such drug".
+EMBEDDER_UNAVAILABLE = (
+    "Không có thuốc nào ghi đúng cụm từ này trong mục Chỉ định, và không tìm theo nghĩa được vì mô hình tìm kiếm "
+    "bị thiếu hoặc hỏng (sự cố kỹ thuật, không phải Dược thư thiếu dữ liệu). Hãy thử dùng đúng từ ngữ của sách, "
+    "hoặc báo quản trị viên chạy `duocthu-models verify`."
+)
 GREETING = (
     "Xin chào! Tôi tra cứu Dược thư Quốc gia Việt Nam 2018. Hãy hỏi về liều dùng, chỉ định, chống chỉ định, "
     "tương tác, thời kỳ mang thai/cho con bú, bảo quản... của một thuốc; mọi câu trả lời đều trích trang sách."
 )
+# A patient value outside what a patient can have (qa.plausibility), repeated as read and asked again.
+IMPLAUSIBLE_READ = {
+    "weight": "Cân nặng đọc được là {read}",
+    "age": "Tuổi đọc được là {read}",
+    "clcr": "Độ thanh thải creatinin (Clcr) đọc được là {read}",
+}
+IMPLAUSIBLE_NAMES = {"weight": "cân nặng (kg)", "age": "tuổi", "clcr": "Clcr (ml/phút)"}
+IMPLAUSIBLE_ASK = (
+    "{reads}, có đúng không? Giá trị này nằm ngoài khoảng có thể có ở người bệnh; xin nhập lại {names}."
+)
+TOO_MANY_DIGITS = "một số dài hơn {n} chữ số"
 
 MESSAGES: dict[Reason, str] = {
     # clarify

@@ -1,7 +1,7 @@
 """`duocthu-ingest`: build, check and inspect an ingest folder. A thin layer over ingestion.pipeline.
 
 Exit codes: 0 success; 1 a check gate failed or an unexpected failure; 2 input the tool refuses (one line on
-stderr that says what to do).
+stderr that says what to do). Every failure is one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -62,7 +62,10 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    """The named gates, then `artifact_mismatches` (ingestion.index_check): the artifacts against what the
+    build recorded and the Chroma index against chunks.jsonl, each mismatch on its own `mismatch:` line."""
     from ingestion.gates import compute
+    from ingestion.index_check import mismatches
 
     folder = args.dir
     try:
@@ -75,8 +78,12 @@ def _check(args: argparse.Namespace) -> int:
             f"{folder}: not a complete ingest folder ({exc}); run duocthu-ingest build"
         ) from exc
     values, _ = compute(monographs, chunks, pages, report.get("page_facts", []))
+    found = mismatches(folder, monographs, chunks, pages)
+    values["artifact_mismatches"] = len(found)
     for name, n in values.items():
         print(f"{name}: {n}")
+    for line in found:
+        print(f"mismatch: {line}".replace("\n", " "))
     return 0 if not any(values.values()) else 1
 
 
@@ -126,6 +133,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except DuocthuError as exc:
         print(f"duocthu-ingest: {exc}".replace("\n", " "), file=sys.stderr)
+        return 1
+    except OSError as exc:  # a folder or file the command could not read or write
+        print(f"duocthu-ingest: {exc}".replace("\n", " "), file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - a bug, still said in one line
+        print(f"duocthu-ingest: unexpected failure ({type(exc).__name__}: {exc})".replace("\n", " "),
+              file=sys.stderr)
         return 1
 
 

@@ -4,16 +4,20 @@
 the whole folder in (duocthu_desktop.atomic.staged_dir). A kill at any moment leaves the previous index in
 place; because every embedded batch is committed to the cache at once, a rerun only embeds what is missing.
 The manifest is written last, after the index was reopened and checked, so its presence means "complete".
+A disk that fills up or refuses writes while Chroma writes comes out as OSError, like any other failed write.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shutil
 import time
 from pathlib import Path
 
 from duocthu_desktop.artifacts import PAGES_FILE, Chunk, Monograph
+from duocthu_desktop.dosage.rows import DOSING_FILE
 from duocthu_desktop.errors import IndexError_
 from duocthu_desktop.retrieval.chroma_store import ChromaStore
 from duocthu_desktop.retrieval.embed_cache import EmbeddingCache, embed_cached
@@ -23,6 +27,7 @@ from duocthu_desktop.retrieval.manifest import (
     IndexManifest,
     chunks_sha256,
     collection_name,
+    count_rows,
     write_manifest,
 )
 from duocthu_desktop.retrieval.types import Embedder
@@ -90,10 +95,18 @@ def build_index(
         dimensions=dimensions,
         collection=collection_name(corpus_sha, chunks_sha, embedder.model_id),
         chunk_count=len(chunks),
+        monograph_count=len(monographs),
+        dosing_rows=count_rows(stage_dir / DOSING_FILE) if (stage_dir / DOSING_FILE).is_file() else None,
     )
 
-    with ChromaStore.create_persistent(chroma_dir, manifest.collection) as store:
-        store.add(chunks, vectors)
+    try:
+        with ChromaStore.create_persistent(chroma_dir, manifest.collection) as store:
+            store.add(chunks, vectors)
+    except Exception as err:
+        disk = disk_failure(err, chroma_dir)
+        if disk is None:
+            raise
+        raise disk from err
     _check(chroma_dir, manifest, chunks, vectors)
     manifest.build_seconds = round(time.monotonic() - started, 2)
     write_manifest(stage_dir, manifest)
@@ -125,3 +138,24 @@ def _check(
         framed = store.get({"drug_id": probe.drug_id, "section_key": probe.section_key})
         if probe not in framed:
             raise IndexError_(f"index check failed: {probe.chunk_id} does not read back as it was written")
+
+
+_DISK_FULL = ("disk is full", "no space left", "(code: 13)")
+_NO_WRITE = ("readonly database", "read-only", "permission denied", "(code: 8)")
+
+
+def disk_failure(err: BaseException, where: Path) -> OSError | None:
+    """The OSError behind a failed Chroma write, if the disk was full or refused writes (SQLite reports both
+    as its own error types and codes, possibly wrapped); None for any other failure."""
+    seen: set[int] = set()
+    current: BaseException | None = err
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError):
+            return current
+        text = str(current).lower()
+        for words, code in ((_DISK_FULL, errno.ENOSPC), (_NO_WRITE, errno.EACCES)):
+            if any(w in text for w in words):
+                return OSError(code, os.strerror(code), str(where))
+        current = current.__cause__ or current.__context__
+    return None

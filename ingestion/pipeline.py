@@ -2,6 +2,9 @@
 
 Stages, in data-flow order: spans (lines in reading order) -> tables (lifted out) -> headers (page map) ->
 monographs -> sectioning -> paragraphs -> chunker, tied together per monograph by assemble. Bad input raises InputRefused with a one-line reason.
+
+`build` only ever replaces a folder a build made (see ingestion.out_folder); a failed write leaves it as it
+was.
 """
 
 from __future__ import annotations
@@ -15,13 +18,12 @@ from pathlib import Path
 
 import pymupdf
 
-from duocthu_desktop import artifacts
+from duocthu_desktop import artifacts, atomic
 from duocthu_desktop.artifacts import Chunk, Monograph, PageEntry, PageMap, Report
-from duocthu_desktop.atomic import staged_dir
 from duocthu_desktop.dosage.parser import read_book
 from duocthu_desktop.dosage.rows import DOSING_FILE, write_dosing
 from duocthu_desktop.errors import DuocthuError, InputRefused
-from ingestion import gates
+from ingestion import gates, out_folder
 from ingestion.assemble import build_monograph, pages_of
 from ingestion.chunker import MAX_TOKENS
 from ingestion.headers import PageHeader, read_headers
@@ -211,17 +213,36 @@ def run(pdf: Path, progress: bool = False) -> BuildResult:
 
 def write_artifacts(result: BuildResult, folder: Path) -> None:
     folder = Path(folder)
+    dosing = read_book(result.chunks)
+    result.report.dosing_rows = len(dosing)
     artifacts.write_jsonl(folder / artifacts.MONOGRAPHS_FILE, result.monographs)
     artifacts.write_chunks(folder / artifacts.CHUNKS_FILE, result.chunks)
-    write_dosing(folder / DOSING_FILE, read_book(result.chunks))
+    write_dosing(folder / DOSING_FILE, dosing)
     artifacts.write_model(folder / artifacts.PAGES_FILE, result.pages)
     artifacts.write_model(folder / artifacts.REPORT_FILE, result.report)
 
 
 def build(pdf: Path, out: Path, embed: bool = True, progress: bool = False) -> BuildResult:
-    """Run, then write every artifact into a staging folder swapped in for `out` only when all succeeded."""
-    result = run(pdf, progress=progress)
-    with staged_dir(Path(out)) as staging:
+    """Run, then write every artifact into a staging folder swapped in for `out` only when all succeeded.
+
+    `out` is locked (`<out>.lock`) from start to swap; a second build into it is refused at once rather than
+    left to wait: a build can take many minutes, and the waiting one would silently replace the first's
+    index when it finally ran. A write that fails (disk full, no permission) is InputRefused; `out` stays.
+    """
+    out = Path(out).resolve()
+    out_folder.refuse_foreign(out)
+    with out_folder.claimed(out):
+        result = run(pdf, progress=progress)
+        out_folder.refuse_foreign(out)  # again, now under the lock
+        try:
+            _write(result, out, embed, progress)
+        except OSError as err:
+            raise out_folder.write_refused(out, err) from err
+    return result
+
+
+def _write(result: BuildResult, out: Path, embed: bool, progress: bool) -> None:
+    with atomic.staged_dir(out, owned=out_folder.owned) as staging:
         write_artifacts(result, staging)
         if embed:
             try:
@@ -230,5 +251,4 @@ def build(pdf: Path, out: Path, embed: bool = True, progress: bool = False) -> B
                 raise DuocthuError(
                     "the index builder (ingestion.index_build) is not installed; rerun with --no-embed"
                 ) from exc
-            build_index(staging, result.chunks, result.monographs, progress=progress)
-    return result
+            build_index(staging, result.chunks, result.monographs, progress=progress and sys.stderr.isatty())

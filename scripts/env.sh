@@ -21,11 +21,13 @@ if [ ! -f "$VENV/.complete" ]; then
     || "$VENV/bin/python" -m pip install -q --index-url https://download.pytorch.org/whl/cpu "torch==2.13.0"
   "$VENV/bin/python" -m pip install -q "${EXTRA[@]}" -e "$ROOT[dev]"
   touch "$VENV/.complete"
-else
-  # re-point the editable install at this checkout (CI clones elsewhere); deps are already there
-  "$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation -e "$ROOT" >"$CACHE/reinstall.log" 2>&1 \
-    || { cat "$CACHE/reinstall.log" >&2; exit 1; }
+elif [ "$(cat "$VENV/.root" 2>/dev/null)" != "$ROOT" ] || ! "$VENV/bin/python" -c "import duocthu_desktop" 2>/dev/null; then
+  # re-point the editable install at this checkout (CI clones elsewhere); deps are already there. Done only when
+  # the checkout moved, so shells sourcing this at the same time do not race pip over one install.
+  "$VENV/bin/python" -m pip install -q --no-deps --no-build-isolation --ignore-installed -e "$ROOT" \
+    >"$CACHE/reinstall.log" 2>&1 || { cat "$CACHE/reinstall.log" >&2; exit 1; }
 fi
+echo "$ROOT" >"$VENV/.root"
 export PATH="$VENV/bin:$PATH"
 export VIRTUAL_ENV="$VENV"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False TOKENIZERS_PARALLELISM=false

@@ -392,3 +392,85 @@ def test_a_heading_naming_another_group_never_titles_a_row(sample_chunks: list[C
     assert teen and all("sơ sinh" not in title("Gentamicin", r).lower() for r in teen)
     neonate = _starting(rows, "Trẻ sơ sinh (< 32 tuần")
     assert neonate and all("sơ sinh" in title("Gentamicin", r).lower() for r in neonate)
+
+
+# ---- issue 7, round 2: clauses with their own group, the group asked after narrowing, named indications -------
+
+
+@pytest.mark.integration
+def test_a_clause_naming_its_own_group_is_a_statement_of_its_own(sample_chunks: list[Chunk]) -> None:
+    """'...: Người lớn 5 - 15 mg, tối đa 30 mg; trẻ em 1 - 5 mg ...' (diazepam) and '0,32 mg/kg/ngày cho trẻ
+    < 12 tháng tuổi; ...; 0,09 mg/kg/ngày, cho trẻ từ 11 tuổi - 18 tuổi' (warfarin): each clause keeps its group."""
+    diazepam = _rows(sample_chunks, "diazepam")
+    child = [r for r in diazepam if r.text.startswith("trẻ em 1 - 5 mg")]
+    adult = [r for r in diazepam if r.text.startswith("Mất ngủ kèm lo âu: Người lớn 5 - 15 mg")]
+    assert child and child[0].population == "tre_em" and "Người lớn" not in child[0].text
+    assert adult and adult[0].population == "nguoi_lon" and "trẻ em" not in adult[0].text
+    warfarin = _rows(sample_chunks, "warfarin")
+    infant = [r for r in warfarin if "0,32 mg/kg/ngày" in r.text]
+    teen = [r for r in warfarin if r.text.startswith("0,09 mg/kg/ngày")]
+    assert infant and infant[0].age is not None and infant[0].age.years()[1] == pytest.approx(1.0)
+    assert "0,09" not in infant[0].text
+    assert teen and teen[0].age is not None and teen[0].age.years() == (11.0, 18.0)
+    # a 15-year-old gets the 11-18 band, never the infants'
+    shown = _text(_chosen(sample_chunks, "warfarin", population="tre_em", age_years=15.0))
+    assert "0,09 mg/kg/ngày" in shown and "0,32 mg/kg/ngày" not in shown
+
+
+@pytest.mark.integration
+def test_a_comma_before_a_group_label_cuts_the_statement(sample_chunks: list[Chunk]) -> None:
+    """'Tiêm bắp: Người lớn: 2 g/ngày chia 2 lần, trẻ em: 50 mg/kg/ngày.' (amoxicilin): two groups, two rows."""
+    rows = _rows(sample_chunks, "amoxicilin")
+    adult = [r for r in rows if r.text.startswith("Tiêm bắp: Người lớn: 2 g/ngày")]
+    child = [r for r in rows if r.text.startswith("trẻ em: 50 mg/kg/ngày")]
+    assert adult and adult[0].population == "nguoi_lon" and "trẻ em" not in adult[0].text
+    assert child and child[0].population == "tre_em" and child[0].route == ["tiem_bap"]
+
+
+@pytest.mark.integration
+def test_the_group_is_asked_only_when_what_fits_differs_by_group(sample_chunks: list[Chunk]) -> None:
+    # paracetamol, nothing given: children's and adults' doses differ, so the group comes first
+    assert _fit(sample_chunks, "paracetamol").ask_population
+    # clopidogrel's acute coronary doses name no group: nothing to ask
+    fit = _fit(sample_chunks, "clopidogrel", condition="nhồi máu cơ tim có ST chênh lên")
+    assert not fit.ask_population and "75 mg - 162 mg/ngày" in _text(fit.rows)
+
+
+@pytest.mark.integration
+def test_a_childs_weight_is_asked_only_when_the_books_doses_differ_by_weight(sample_chunks: list[Chunk]) -> None:
+    # diazepam "trẻ em 1 - 5 mg" for insomnia with anxiety: one dose for every child, no weight needed
+    fit = _fit(sample_chunks, "diazepam", population="tre_em", age_years=8.0, route="uong",
+               condition="mất ngủ kèm lo âu")
+    assert not fit.ask_age_or_weight and "1 - 5 mg" in _text(fit.rows)
+    assert "5 - 15 mg" not in _text(fit.rows)
+    # paracetamol's children's doses are by age band: a weight alone does not choose one
+    assert _fit(sample_chunks, "paracetamol", population="tre_em", weight_kg=18.0).ask_age_or_weight
+
+
+@pytest.mark.integration
+def test_an_indication_named_in_full_in_the_question_keeps_only_its_doses(sample_chunks: list[Chunk]) -> None:
+    """No condition was read, but the question names a heading of the book: 'Tiền mê, an dịu trong các thủ
+    thuật' (diazepam), 'Điều trị tăng calci huyết' (furosemid)."""
+    shown = _text(_chosen(sample_chunks, "diazepam", route="tiem_tinh_mach",
+                          question="Tiền mê trước thủ thuật cho người lớn, tiêm tĩnh mạch liều bao nhiêu?"))
+    assert "100 - 200 microgam/kg" in shown and "10 - 20 mg" not in shown
+    shown = _text(_chosen(sample_chunks, "furosemid", population="nguoi_lon", route="uong",
+                          question="Người lớn tăng nhẹ calci huyết, uống liều bao nhiêu?"))
+    assert "120 mg/ngày" in shown and "20 - 80 mg" not in shown
+
+
+@pytest.mark.integration
+def test_an_indication_whose_dose_prints_no_route_is_not_replaced_by_another(sample_chunks: list[Chunk]) -> None:
+    """'Co giật do uốn ván: Người lớn và trẻ em 100 - 300 microgam/kg, tiêm tĩnh mạch ...': the route is printed
+    late in the sentence; the tetanus dose is shown, never another indication's IV dose."""
+    shown = _text(_chosen(sample_chunks, "diazepam", route="tiem_tinh_mach", population="nguoi_lon",
+                          question="Người lớn co giật do uốn ván, tiêm tĩnh mạch liều bao nhiêu?"))
+    assert "100 - 300 microgam/kg" in shown and "10 - 20 mg" not in shown
+
+
+@pytest.mark.integration
+def test_a_loading_dose_asked_for_by_name(sample_chunks: list[Chunk]) -> None:
+    fit = _fit(sample_chunks, "clopidogrel", kind="loading_dose",
+               question="Người lớn đau thắt ngực không ổn định được can thiệp mạch vành qua da, liều nạp?")
+    shown = _text(fit.rows)
+    assert "300 - 600 mg" in shown and "bệnh lý động mạch ngoại biên: 75 mg/ngày" not in shown

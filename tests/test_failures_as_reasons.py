@@ -97,9 +97,9 @@ def test_a_question_that_needs_the_dense_search_is_answered_with_a_reason(tmp_pa
     with caplog.at_level(logging.WARNING):
         payload = assistant.ask("Thuốc nào điều trị bệnh gout?")
     assert embedder.calls >= 1  # the dense fallback was really asked
-    assert payload.decision == "clarify"
-    assert payload.reason == "no_indication"
-    assert payload.message and payload.disclaimer
+    assert payload.decision == "abstain"
+    assert payload.reason == "provider_unavailable"  # an outage, never "no drug in the book has it"
+    assert "không phải Dược thư thiếu dữ liệu" in payload.message and payload.disclaimer
 
 
 def test_lazy_embedder_with_a_missing_model_raises_model_error_once_then_fails_fast(tmp_path, monkeypatch) -> None:

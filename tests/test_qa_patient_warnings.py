@@ -197,28 +197,49 @@ def test_warning_answer_is_cited_verbatim_and_grounded() -> None:
     assert verify(answer.blocks, answer.citations, {c.chunk_id: c.text for c in ci.chunks}) == []
 
 
-def test_warn_first_keeps_a_clarify_and_renumbers() -> None:
-    ci = _section(CI, "Người mang thai.")
-    warned = warning_answer(QueryFrame(pregnant=True), {CI: ci})
-    dose = _section("lieu_luong_cach_dung", "Người lớn: 25 mg/lần.")
+def _dose_answer(dose: SectionResult) -> EngineAnswer:
     chunk = dose.chunks[0]
-    clarify = EngineAnswer(decision="clarify", reason="missing_route", message="Đường nào?", quick_replies=["Uống"])
-    kept = warn_first(warned, clarify)
-    assert (kept.decision, kept.reason, kept.message, kept.quick_replies) == (
-        "clarify", "missing_route", "Đường nào?", ["Uống"])
-    assert kept.blocks[0].kind == "warning"
-    answer = EngineAnswer(
+    return EngineAnswer(
         decision="answerable",
         blocks=[Block(title="Liều", kind="dosage", claims=[Claim(text=chunk.text, citations=[1])])],
         citations=[Citation(index=1, chunk_id=chunk.chunk_id, drug_id="thuoc_x", section_key=chunk.section_key,
                             printed_page=10, physical_page=3, quote=chunk.text)],
     )
-    both = warn_first(warned, answer)
+
+
+def test_a_caution_goes_before_a_clarify_and_before_the_dose_renumbered() -> None:
+    cautions = _section(CAUTION, "Dùng được cho người mang thai nhưng theo dõi huyết áp.")
+    warned = warning_answer(QueryFrame(pregnant=True), {CAUTION: cautions})
+    assert warned is not None and not warned.contraindicated
+    clarify = EngineAnswer(decision="clarify", reason="missing_route", message="Đường nào?", quick_replies=["Uống"])
+    kept = warn_first(warned, clarify)
+    assert (kept.decision, kept.reason, kept.message, kept.quick_replies) == (
+        "clarify", "missing_route", "Đường nào?", ["Uống"])
+    assert kept.blocks[0].kind == "warning"
+    dose = _section("lieu_luong_cach_dung", "Người lớn: 25 mg/lần.")
+    both = warn_first(warned, _dose_answer(dose))
     assert [b.kind for b in both.blocks] == ["warning", "dosage"]
     assert [c.index for c in both.citations] == [1, 2]
     assert both.blocks[1].claims[0].citations == [2]
-    evidence = {c.chunk_id: c.text for c in ci.chunks + dose.chunks}
+    evidence = {c.chunk_id: c.text for c in cautions.chunks + dose.chunks}
     assert verify(both.blocks, both.citations, evidence) == []
+
+
+def test_a_contraindication_for_this_patient_is_the_answer_and_no_usual_dose_is_shown() -> None:
+    ci = _section(CI, "Người mang thai.")
+    warned = warning_answer(QueryFrame(pregnant=True), {CI: ci})
+    assert warned is not None and warned.contraindicated
+    # a clarify for the dose becomes an answer: the contraindication, with the question still offered
+    clarify = EngineAnswer(decision="clarify", reason="missing_route", message="Đường nào?", quick_replies=["Uống"])
+    kept = warn_first(warned, clarify)
+    assert (kept.decision, kept.reason, kept.quick_replies) == ("answerable", None, ["Uống"])
+    assert "Đường nào?" in kept.message and [b.kind for b in kept.blocks] == ["warning"]
+    # the usual dose is not shown beside it, and the message says why
+    dose = _section("lieu_luong_cach_dung", "Người lớn: 25 mg/lần.")
+    both = warn_first(warned, _dose_answer(dose))
+    assert [b.kind for b in both.blocks] == ["warning"]
+    assert [c.chunk_id for c in both.citations] == [ci.chunks[0].chunk_id]
+    assert "chống chỉ định" in both.message and "25 mg" not in both.message
 
 
 # ---- through the assistant, on the sample book --------------------------------------------------------------------

@@ -9,17 +9,25 @@ import pytest
 from duocthu_desktop.messages import DISCLAIMER, NOT_SAFE
 from duocthu_desktop.payload import Reason
 from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.routing import TABLE, route, text_has_child_doses
+from duocthu_desktop.qa.routing import TABLE, route
+from duocthu_desktop.qa.understanding import understand
 
 
 class Facts:
-    """A DosingFacts fake: which drugs' dosage sections give doses for children."""
+    """A scripted DosingFacts: drugs whose doses differ between children and adults, and by a child's age and
+    weight (the real answer comes from `dosage.fit`, tested over the book below)."""
 
     def __init__(self, with_child_doses: set[str]) -> None:
         self.with_child_doses = with_child_doses
 
-    def has_child_doses(self, drug_id: str) -> bool:
-        return drug_id in self.with_child_doses
+    def missing_dose_fact(self, frame: QueryFrame):
+        if frame.drug_ids[0] not in self.with_child_doses:
+            return None
+        if frame.population is None and frame.age_years is None and frame.weight_kg is None:
+            return "population"
+        if frame.population in ("tre_em", "so_sinh") and (frame.age_years is None or frame.weight_kg is None):
+            return "age_or_weight"
+        return None
 
 
 FACTS = Facts({"paracetamol", "metformin"})
@@ -36,6 +44,7 @@ def dosing(drug: str = "paracetamol", **fields) -> QueryFrame:
 def test_table_order_is_the_issue_order():
     assert [row[0] for row in TABLE] == [
         "non_human",
+        "implausible_patient_value",  # issue 8: asked back before any row uses the value
         "dosing_without_population",
         "child_without_age_or_weight",
         "reverse_relation",
@@ -146,14 +155,18 @@ def test_interaction_and_single_drug_paths():
 
 
 @pytest.mark.integration
-def test_child_dose_detection_on_real_dosage_sections(qa_service):
-    def section(drug):
-        return qa_service.retrieve_framed(drug, "lieu_luong_cach_dung").text
+def test_what_a_dose_needs_is_read_from_the_dosage_section(assistant):
+    """The table asks what the book's dose statements need, by the same rules that choose them."""
 
-    assert text_has_child_doses(section("paracetamol"))
-    assert text_has_child_doses(section("metformin"))
-    # "Trẻ em: Độ an toàn và hiệu quả ... chưa được xác định." states no dose
-    assert not text_has_child_doses(section("isosorbid_dinitrat"))
+    def needs(question: str):
+        return assistant.missing_dose_fact(understand(question, assistant.catalog))
+
+    assert needs("Liều paracetamol?") == "population"  # children's and adults' doses differ
+    assert needs("Liều paracetamol cho trẻ em?") == "age_or_weight"
+    # "Trẻ em: Độ an toàn và hiệu quả ... chưa được xác định." states no child dose: nothing to ask
+    assert needs("Liều isosorbid dinitrat ngậm dưới lưỡi?") is None
+    # a child's dose that no age or weight band divides needs no weight
+    assert needs("Trẻ 8 tuổi mất ngủ kèm lo âu, uống diazepam trước khi ngủ liều bao nhiêu?") is None
 
 
 # ---- end to end over the sample book -------------------------------------------------------------

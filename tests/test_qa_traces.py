@@ -1,4 +1,4 @@
-"""Traces: every turn recorded, personal data scrubbed before writing, doses left alone."""
+"""Traces: every turn recorded, personal data masked before writing, doses left alone."""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ from duocthu_desktop.messages import DISCLAIMER
 from duocthu_desktop.payload import AnswerPayload
 from duocthu_desktop.qa.frame import QueryFrame
 from duocthu_desktop.qa.pipeline import Assistant
-from duocthu_desktop.qa.traces import ID_MASK, NAME_MASK, PHONE_MASK, TraceStore, scrub
+from duocthu_desktop.qa.personal_data import ID_MASK, NAME_MASK, PHONE_MASK, mask
+from duocthu_desktop.qa.traces import TraceStore
 from duocthu_desktop.settings import Settings
 
 
 @pytest.mark.parametrize(
-    ("text", "gone", "mask"),
+    ("text", "gone", "masked"),
     [
         ("gọi 0912345678 nhé", "0912345678", PHONE_MASK),
         ("sđt 0912 345 678", "0912 345 678", PHONE_MASK),
@@ -31,10 +32,10 @@ from duocthu_desktop.settings import Settings
         ("anh Minh uống metformin", "Minh", NAME_MASK),
     ],
 )
-def test_scrub_personal_data(text, gone, mask):
-    out = scrub(text)
+def test_mask_personal_data(text, gone, masked):
+    out = mask(text)
     assert gone not in out
-    assert mask in out
+    assert masked in out
 
 
 @pytest.mark.parametrize(
@@ -47,8 +48,8 @@ def test_scrub_personal_data(text, gone, mask):
         "bà bầu dùng được không",
     ],
 )
-def test_scrub_keeps_doses_and_ordinary_words(text):
-    assert scrub(text) == text
+def test_mask_keeps_doses_and_ordinary_words(text):
+    assert mask(text) == text
 
 
 def payload(decision="answerable") -> AnswerPayload:

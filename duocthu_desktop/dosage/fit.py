@@ -16,9 +16,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from duocthu_desktop.dosage.parser import classify
 from duocthu_desktop.dosage.rows import DoseRow
-from duocthu_desktop.dosage.words import ADULT_YEARS, NEONATE_YEARS
+from duocthu_desktop.dosage.words import (
+    ADULT_YEARS,
+    ELDERLY_YEARS,
+    NEONATE_YEARS,
+    POPULATION_PATTERNS,
+    kind_asked,
+    names_dialysis,
+)
 from duocthu_desktop.text import fold
 
 MAX_ROWS = 8
@@ -40,8 +49,11 @@ class Patient:
     gestational_weeks: float | None = None
     clcr: float | None = None
     renal_impairment: bool = False
+    dialysis: bool = False
     hepatic_impairment: bool = False
     condition: str | None = None
+    question: str = ""  # the question's own words, drug names taken out: an indication may be named there
+    kind: str | None = None  # a dose kind the question asks for ("liều nạp", "liều tối đa")
 
     @property
     def is_child(self) -> bool:
@@ -59,7 +71,10 @@ class Patient:
             clcr=frame.clcr,
             renal_impairment=bool(getattr(frame, "renal_impairment", False)) or frame.clcr is not None,
             hepatic_impairment=bool(getattr(frame, "hepatic_impairment", False)),
+            dialysis=names_dialysis(frame.question),
             condition=frame.condition,
+            question=_without(frame.question, list(frame.drug_mentions.values())),
+            kind=kind_asked(frame.question),
         )
 
 
@@ -131,8 +146,10 @@ def fits_renal(row: DoseRow, p: Patient) -> bool | None:
     """True: a renal row for this clearance; False: ruled out; None: not a renal row."""
     if row.renal is None:
         return None
-    if not p.renal_impairment:
+    if not p.renal_impairment and not p.dialysis:
         return False
+    if p.dialysis:
+        return row.renal.dialysis
     if p.clcr is None or row.renal.dialysis:
         return not row.renal.dialysis or p.clcr is None
     if row.renal.clcr_min is None and row.renal.clcr_max is None:
@@ -171,38 +188,64 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     candidates = [r for r in rows if r.kind in DOSE_KINDS or _specific(r)]
     # organ: renal rows only for a kidney patient, and then instead of the normal-function doses
     renal = [r for r in candidates if fits_renal(r, p) is True]
-    if p.clcr is not None and renal:
-        candidates = renal + [r for r in candidates if r.renal is None and r.kind == "max_dose"]
+    if (p.clcr is not None or p.dialysis or p.renal_impairment) and renal:
+        # with a ceiling the book gives for everyone (not one group's or weight's)
+        candidates = renal + [r for r in candidates if r.renal is None and r.kind == "max_dose"
+                              and r.population is None and r.age is None and r.weight_kg is None]
     else:
         candidates = [r for r in candidates if r.renal is None or fits_renal(r, p)]
         if p.clcr is not None:
             fit.notes.append("Dược thư không ghi mức điều chỉnh liều theo Clcr ở phần liều lượng; "
                              "dưới đây là liều sách ghi, cần đối chiếu phần Thận trọng.")
     hepatic = [r for r in candidates if r.hepatic]
-    candidates = [r for r in candidates if not r.hepatic] + (hepatic if p.hepatic_impairment else [])
+    if p.hepatic_impairment and hepatic:
+        candidates = hepatic  # what the book says for an impaired liver, not the usual doses beside it
+    else:
+        candidates = [r for r in candidates if not r.hepatic]
     candidates.sort(key=rows.index)
-    # group; for a child, only what the book says of children: an unlabelled dose is the book's default (adult)
-    if p.population is None and p.age_years is None and p.weight_kg is None and p.gestational_weeks is None:
-        dosed = [r for r in candidates if r.kind in ("dose", "loading_dose")]
-        if any(_for_children(r) for r in dosed) and any(not _for_children(r) for r in dosed):
-            fit.ask_population = True
-            return fit
-    candidates = [r for r in candidates if fits_group(r, p)]
-    if p.is_child:
-        child = [r for r in candidates if _for_children(r)]
-        if not child:
-            fit.notes.append("Dược thư không ghi liều riêng cho trẻ em ở nhóm tuổi/cân nặng này.")
-            return fit
-        candidates = child
+    # group: with no fact about the patient's group, the rows are first narrowed by what was given (route,
+    # indication), and the group is asked only when what remains doses children and adults differently
+    known = not (p.population is None and p.age_years is None and p.weight_kg is None and p.gestational_weeks is None)
+    own_group = _said_of_the_elderly(rows, p)
+    if own_group:
+        # what the book says of this patient's own group ("Người cao tuổi: Liều ban đầu ...", "Hiệu chỉnh liều ở
+        # ... người già là không cần thiết"), instructions included, before the doses of adults in general
+        fit.rows = own_group
+        return fit
+    if known:
+        candidates = [r for r in candidates if fits_group(r, p)]
+        if p.is_child:  # for a child, only what the book says of children: an unlabelled dose is the adult one
+            child = [r for r in candidates if _for_children(r)]
+            if not child:
+                fit.notes.append("Dược thư không ghi liều riêng cho trẻ em ở nhóm tuổi/cân nặng này.")
+                return fit
+            candidates = child
+            if _child_facts_missing(candidates, p):
+                fit.ask_age_or_weight = True
+                return fit
     # route and indication: a route the person gave narrows first (its absence is said plainly); with no route
     # given, the indication narrows first, so a route is asked only when the doses that fit still differ by it
-    if p.route:
+    asked = _asked_indication(_by_kind(candidates, p), p) if p.route else []
+    if asked and not any(route_matches(p.route, r.route) for r in asked) and any(not r.route for r in asked):
+        # the indication asked for is dosed with no route printed near its dose: shown under a title that says
+        # the route is not stated, never replaced by another indication's doses for that route
+        candidates = [r for r in asked if not r.route]
+        if not known and _groups_differ(candidates):
+            fit.ask_population = True
+            return fit
+    elif p.route:
         candidates = _by_route(candidates, rows, p, fit)
         if fit.ask_route:
             return fit
         candidates = _by_indication(candidates, p, fit)
+        if not known and _groups_differ(candidates):
+            fit.ask_population = True
+            return fit
     else:
         candidates = _by_indication(candidates, p, fit)
+        if not known and _groups_differ(candidates):
+            fit.ask_population = True
+            return fit
         candidates = _by_route(candidates, rows, p, fit)
         if fit.ask_route:
             return fit
@@ -229,7 +272,8 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
 def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:
     routes_here = _routes(candidates)
     if p.route:
-        routed = [r for r in candidates if route_matches(p.route, r.route)]
+        # a renal band that prints no route adjusts the drug by every route it is given by
+        routed = [r for r in candidates if route_matches(p.route, r.route) or (r.renal is not None and not r.route)]
         if not routed and not (len(routes_here) <= 1 and not any(r.route for r in candidates)):
             fit.no_dose_for_route = True
             fit.ask_route = _routes([r for r in candidates if r.kind in DOSE_KINDS]) or _routes(
@@ -243,22 +287,112 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
             return []
         candidates = [r for r in candidates if not r.route or set(r.route) & set(dose_routes)]
     if len(_routes(candidates)) > 1 or p.route:
-        candidates = [r for r in candidates if r.route]
+        candidates = [r for r in candidates if r.route or r.renal is not None]
     return candidates
 
 
 def _by_indication(candidates: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:
-    if not p.condition:
-        return candidates
-    scores = {id(r): indication_score(p.condition, r) for r in candidates}
-    best = max(scores.values(), default=0.0)
-    if best >= 0.5:
-        return [r for r in candidates if scores[id(r)] == best]  # the closest indication, not every partial one
+    candidates = _by_kind(candidates, p)
+    asked = _asked_indication(candidates, p)
+    if asked or not p.condition:
+        return asked or candidates
     general = [r for r in candidates if r.indication is None]
     if general:
         fit.notes.append(f"Dược thư không ghi liều riêng cho \"{p.condition}\"; dưới đây là liều chung.")
         return general
     return candidates
+
+
+def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """The statements of the indication the person named: the closest to the condition read from the question
+    (not every partial match), then those under a heading the question names in full (an indication, a regimen
+    or a severity label: "Phác đồ tiêm liều cách xa nhau:"); [] when none is named."""
+    chosen = candidates
+    if p.condition:
+        scores = {id(r): indication_score(p.condition, r) for r in candidates}
+        best = max(scores.values(), default=0.0)
+        if best >= 0.5:
+            chosen = [r for r in candidates if scores[id(r)] == best]
+    if p.question:
+        said = _said_words(p.question)
+        labels = {id(r): [t for t in (r.indication, *r.headings) if t and _names_a_case(t)] for r in chosen}
+        for label in _distinct(t for ts in labels.values() for t in ts):
+            narrowed = [r for r in chosen if label in labels[id(r)]]
+            if len(narrowed) < len(chosen) and narrowed and _names_indication(label, said):
+                chosen = narrowed  # each label the question names narrows what the others left
+    return chosen if len(chosen) < len(candidates) else []
+
+
+def _by_kind(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """'liều nạp', 'liều tối đa': the statements of that kind, when the book gives some."""
+    if p.kind is None:
+        return candidates
+    return [r for r in candidates if r.kind == p.kind] or candidates
+
+
+@lru_cache(maxsize=4096)
+def _names_a_case(label: str) -> bool:
+    """An indication, a regimen or a severity the book prints as a heading, not a route or a group."""
+    return classify(label)[0] in ("indication", "note")
+
+
+def _said_words(text: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"\w+", text)]
+
+
+def _names_indication(indication: str, said: list[str]) -> bool:
+    """Every specific word of one alternative of the indication ("Đau thắt ngực không ổn định, nhồi máu cơ tim
+    ...": two alternatives) is a word of the question: as written, or folded where the person typed none."""
+    for alternative in re.split(r"[,;()]|\s(?:hoặc|và)\s", indication):
+        words = [w.lower() for w in re.findall(r"\w+", alternative) if len(w) > 1]
+        specific = [w for w in words if fold(w) not in _GENERIC_CONDITION_WORDS]
+        if not specific or (len(specific) == 1 and len(specific[0]) < 5):
+            continue
+        if all(any(q == w or (fold(q) == q and fold(w) == q) for q in said) for w in specific):
+            return True
+    return False
+
+
+def _without(text: str, names: list[str]) -> str:
+    for name in names:
+        if name.strip():
+            text = re.sub(r"(?<!\w)" + re.escape(name.strip()) + r"(?!\w)", " ", text, flags=re.IGNORECASE)
+    return text
+
+
+def _said_of_the_elderly(rows: list[DoseRow], p: Patient) -> list[DoseRow]:
+    if p.population != "nguoi_cao_tuoi" and not (p.age_years is not None and p.age_years >= ELDERLY_YEARS):
+        return []
+    own = [r for r in rows if r.population == "nguoi_cao_tuoi" or (r.population is None and _label_names_elderly(r))]
+    if p.route:
+        own = [r for r in own if not r.route or route_matches(p.route, r.route)]
+    return own
+
+
+def _label_names_elderly(row: DoseRow) -> bool:
+    """'Trên bệnh nhân cao tuổi, bệnh nhân suy giảm chức năng gan: ...': a label naming the elderly among the
+    groups it is for (the row's population is then left open: either group)."""
+    label = row.text.split(":", 1)[0] if ":" in row.text[:120] else ""
+    return any(pop == "nguoi_cao_tuoi" and pattern.search(fold(label)) for pattern, pop in POPULATION_PATTERNS)
+
+
+def _groups_differ(candidates: list[DoseRow]) -> bool:
+    """The doses that remain are given for children and for others alike: the group must be known first."""
+    dosed = [r for r in candidates if r.kind in ("dose", "loading_dose")]
+    return any(_for_children(r) for r in dosed) and any(not _for_children(r) for r in dosed)
+
+
+def _child_facts_missing(candidates: list[DoseRow], p: Patient) -> bool:
+    """A child's doses that differ by an age or a weight the person has not given (a dose per kg with no weight
+    band needs no weight: it is the dose the book gives for every weight)."""
+    dosed = [r for r in candidates if r.kind in DOSE_KINDS]
+    if p.age_years is None and p.gestational_weeks is None and p.population != "so_sinh":
+        bands = {(r.age.min, r.age.max, r.age.unit) for r in dosed if r.age is not None and not r.age.gestational}
+        if len(bands) > 1 or (bands and any(r.age is None for r in dosed)):
+            return True
+    if p.weight_kg is None:
+        return any(r.weight_kg is not None for r in dosed)
+    return False
 
 
 def _for_children(row: DoseRow) -> bool:

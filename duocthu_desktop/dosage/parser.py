@@ -41,7 +41,8 @@ _NOTE = re.compile(
     r"|(?:nhu sau|bang sau|lieu sau|sau day|duoi day)$"
 )
 _LIKE_GROUP = re.compile(
-    r"\b(?:nhu|tuong tu|giong|bang|lieu)\s+(?:(?:o|cho|voi|doi voi)\s+)?(?:nguoi lon|tre em|tre)\b"
+    r"\b(?:nhu|tuong tu|giong|bang)\s+(?:(?:lieu|o|cho|voi|doi voi)\s+)?(?:nguoi lon|tre em|tre)\b"
+    r"|(?:\d+\s*/\s*\d+|vuot(?: qua)?|qua|hon)\s+lieu\s+(?:(?:o|cho|cua)\s+)?(?:nguoi lon|tre em|tre)\b"
 )
 # A label that states a condition within the indication above ("Nếu suy giảm miễn dịch nặng:", "Ở người có
 # khả năng miễn dịch:"), not an indication of its own.
@@ -52,6 +53,7 @@ _CONDITION = re.compile(r"^(?:neu|o|khi|hoac)\b")
 # the course ("Trong hai ngày tiếp theo:", "Từ ngày thứ 3 đến ngày thứ 14:"), a formulation ("viên giải phóng
 # chậm:"), local use ("Dùng tại chỗ:").
 _SEVERITY = re.compile(r"^(?:(?:benh|the|muc do) )?(?:(?:tu )?nhe|vua|nang|trung binh|tram trong)\b")
+_REGIMEN_OR_SEVERITY = re.compile(r"^phac do\b|" + _SEVERITY.pattern)
 _QUALIFIER = re.compile(
     _SEVERITY.pattern
     + r"|^(?:trong|tu|sau) (?:\w+ ){0,2}(?:ngay|tuan|gio|thang)\b"
@@ -64,7 +66,9 @@ _GROUP_FIRST = re.compile(r"^(?:o |cho |doi voi )?(?:nguoi|tre|so sinh|benh nhi|
 _FOR_GROUP = re.compile(r"\b(?:o|cho|doi voi) (?:nguoi|tre|so sinh|phu nu|benh nhi)")
 _REMARK = re.compile(r"^(?:ghi chu|chu y|luu y)$")
 # A note on how to prepare or give the drug ("Pha dung dịch tiêm truyền:", "Thời gian tiêm truyền:").
-_ADMIN_NOTE = re.compile(r"^(?:pha\b|cach pha|thoi gian (?:tiem|truyen)|toc do|nong do|cach tiem|cach truyen)")
+_ADMIN_NOTE = re.compile(
+    r"^(?:pha\b|cach pha|thoi gian (?:tiem|truyen|dung thuoc|dieu tri)|toc do|nong do|cach tiem|cach truyen)"
+)
 _MAX = re.compile(r"^(?:lieu (?:\w+ ){0,3})?(?:toi da|cao nhat|khong (?:duoc )?(?:\w+ )?(?:vuot )?qua)\b")
 _MAX_LABEL = re.compile(r"\btoi da\b")
 # "Không dùng liều tấn công", "Nếu không đáp ứng với liều đầu tiên, ...": a loading dose named, not given.
@@ -147,8 +151,8 @@ def read_fields(text: str, *, label: bool = False) -> Fields:
     if f.renal is None and names_renal(text):
         f.renal = RenalBand()
     f.hepatic = names_hepatic(text)
-    if label and (f.renal is not None or f.hepatic) and re.search(r"\b(?:va|hoac)\b", fold(text)):
-        f.population = None  # "Người suy thận và người cao tuổi": either group, not one
+    if label and (f.renal is not None or f.hepatic) and re.search(r"\b(?:va|hoac)\b|,", fold(text)):
+        f.population = None  # "Người suy thận và người cao tuổi", "Trên bệnh nhân cao tuổi, bệnh nhân suy gan": either
     return f
 
 
@@ -244,7 +248,7 @@ class SectionReader:
             # starts over, but not under the labels of its own statement ("Tăng huyết áp: Liều thường dùng: ...")
             self.stack = [lv for lv in self.stack if lv.piece == self.piece_no and lv.inline]
             return
-        if kind not in ("group", "route", "indication"):
+        if kind not in ("group", "route", "indication", "qualifier"):
             return
         level = Level(kind, label, f, inline, paragraph_only, self.piece_no)
         if inline or paragraph_only:
@@ -323,7 +327,7 @@ class SectionReader:
         carry = Fields()
         first = True
         for s_start, s_end in spans:
-            for piece in reading.pieces(chunk.text, s_start, s_end, cuts=_cuts_clause):
+            for piece in reading.pieces(chunk.text, s_start, s_end, cuts=_cuts_clause, cuts_clause=_own_group_dose):
                 carry = self._piece(chunk, piece, carry, at_end=piece.end >= end, first=first)
                 first = False
 
@@ -338,6 +342,10 @@ class SectionReader:
         if kind == "note" and _ADMIN_NOTE.match(fold(words)):
             # how to prepare or give the drug: no longer about one organ's impairment
             self.stack = [lv for lv in self.stack if not (lv.dim == "group" and _is_organ(lv.fields))]
+        if kind == "group" and _is_organ(f) and _ORGAN_RULE.search(fold(words)):
+            # "Đối với người suy thận, phải giảm liều theo ...:": a rule for the drug, not for the indication or
+            # the labelled group whose paragraph it ends; only the section's own group headings stay above it
+            self.stack = [lv for lv in self.stack if lv.dim == "group" and not lv.inline and not _is_organ(lv.fields)]
         if kind == "indication" and f.has_group and _FOR_GROUP.search(fold(words)):
             # "Một số chỉ định đặc biệt đối với trẻ em:": a group heading and an indication heading under it
             group = Fields(population=f.population, age=f.age, weight=f.weight)
@@ -361,6 +369,10 @@ class SectionReader:
         label_routes: list[str] = []
         labelled_indication = False
         generic_label = False
+        if first and _opens_for_a_group(piece, body, doses):
+            # a paragraph that opens on a group ("Liều dùng cho trẻ em: ...", "Hiệu chỉnh liều ở những bệnh nhân
+            # suy thận, người già ...") is no longer under an indication whose label opened a paragraph of remarks
+            self.stack = [lv for lv in self.stack if not (lv.dim == "indication" and lv.soft)]
         for lab in piece.labels:
             kind, f = classify(lab.text)
             generic_label = generic_label or kind == "generic"
@@ -371,14 +383,21 @@ class SectionReader:
                 kind_label = lab.text
                 label_fields = _overlay(label_fields, f)
             elif kind == "group" and not as_heading and _is_band(f) and not _is_organ(f) and not f.indication:
-                # a band label leading its text: holds for this paragraph's sentences
+                # a band label leading its text: holds for this paragraph's sentences; an impaired organ that a
+                # label of an earlier paragraph named is not this band's
                 label_fields = _overlay(label_fields, f)
+                self.stack = [lv for lv in self.stack
+                              if not (lv.dim == "group" and _is_organ(lv.fields) and (lv.soft or lv.inline))]
             else:
                 # an indication opening a later sentence, a route item of a list: for this paragraph only
                 only = (kind == "indication" and _CASE.match(fold(lab.text)) is not None) or (
                     kind == "route" and self.lists_routes()) or (not as_heading and kind == "indication" and not first)
                 self._heading(kind, lab.text, f, inline=not as_heading, paragraph_only=only,
                               soft=as_heading and not heading_only)
+                if kind == "note" and _REGIMEN_OR_SEVERITY.match(fold(lab.text)):
+                    # "Phác đồ tiêm liều cách xa nhau:", "Bệnh nhẹ:": a printed label the question may name,
+                    # kept among the row's headings for its paragraph (it states no field)
+                    self.push("qualifier", lab.text, Fields(), inline=True, paragraph_only=True)
                 if kind == "group":
                     carry = Fields(routes=carry.routes)
                 elif kind == "route":
@@ -405,6 +424,9 @@ class SectionReader:
             # "Phác đồ ...: Tiêm tĩnh mạch chậm.": a route given to what follows in the paragraph, not a statement
             return replace(carry, routes=routes_in(body))
         own = read_fields(_head(body))
+        if not own.has_group:
+            tail = _trailing_group(body)
+            own = replace(own, population=tail.population, age=tail.age, weight=tail.weight)
         own.routes = _own_routes(body, doses or bool(label_routes))
         if not labelled_indication:
             own.indication = own_indication(body)
@@ -451,7 +473,10 @@ class SectionReader:
         header = chunk.text.split("\n", 1)[0]
         if renal_in(header, label=True) is not None or names_renal(header) or "creatinin" in fold(header):
             f = replace(f, renal=f.renal or RenalBand())
-        row = self._row(chunk, 0, len(chunk.text), f, chunk.text, None)
+        # a table of doses by band is a dose statement of its band (read on the PDF page, not quoted)
+        kind = "adjustment" if f.renal is not None or f.hepatic else (
+            "dose" if reading.gives_dose(chunk.text) else "instruction")
+        row = self._row(chunk, 0, len(chunk.text), f, chunk.text, None, kind)
         self.rows.append(row.model_copy(update={"quarantined": True}))
 
 
@@ -460,6 +485,41 @@ def _cuts_clause(label: str) -> bool:
     formulation ("; Liều thường dùng: ...", "; viên giải phóng chậm: ...")."""
     kind, _ = classify(label)
     return kind in ("group", "route", "indication") or bool(_SEVERITY.match(fold(label)))
+
+
+# An impaired organ's heading written as a rule ("..., phải giảm liều theo ..."), not a label ("Suy thận:").
+_ORGAN_RULE = re.compile(r"\b(?:phai|can|nen) (?:giam|dieu chinh|chinh)\b")
+
+
+def _opens_for_a_group(piece: reading.Piece, body: str, doses: bool) -> bool:
+    if piece.labels:
+        kind, f = classify(piece.labels[0].text)
+        return kind == "kind" and f.has_group  # "Liều dùng cho trẻ em:", not a bare "Người lớn:" under it
+    own = read_fields(_head(body))
+    return not doses and (own.has_group or own.renal is not None or own.hepatic)
+
+
+def _own_group_dose(clause: str) -> bool:
+    """An unlabelled clause that gives a dose for a group of its own ("trẻ em 1 - 5 mg", "0,09 mg/kg/ngày cho
+    trẻ từ 10 - 18 tuổi"): a statement of its own, not the rest of the one before."""
+    return reading.gives_dose(clause) and (read_fields(_head(clause)).has_group or _trailing_group(clause).has_group)
+
+
+_FOR_WHOM = re.compile(r"^\S*[\s,]*(?:\([^()]*\)\s*)?(?:cho|ở|đối với|dùng cho)\s+(?=(?:trẻ|người|bệnh nhân|sơ sinh|bệnh nhi))",
+                       re.I)
+
+
+def _trailing_group(body: str) -> Fields:
+    """The group a statement names after its dose ("0,32 mg/kg/ngày cho trẻ < 12 tháng tuổi")."""
+    found = list(reading.DOSE.finditer(body))
+    if not found:
+        return Fields()
+    tail = body[found[-1].end() :]
+    tail = re.split(r"[;.]", tail, maxsplit=1)[0]
+    m = _FOR_WHOM.match(tail)
+    if m is None:
+        return Fields()
+    return _group_only(read_fields(tail[m.end() :]))
 
 
 def _table_intros(text: str, spans: list[tuple[int, int]]) -> set[int]:
@@ -658,6 +718,19 @@ def read_section(drug_id: str, chunks: list[Chunk]) -> list[DoseRow]:
     for chunk, nxt in zip(chunks, chunks[1:] + [None], strict=True):
         reader.read_chunk(chunk, before_table=nxt is not None and nxt.table_id is not None)
     return reader.rows
+
+
+_READ: dict[tuple, list[DoseRow]] = {}
+
+
+def section_rows(drug_id: str, chunks: list[Chunk]) -> list[DoseRow]:
+    """`read_section`, once per process for the same chunks (a section takes 25-50 ms to read)."""
+    key = (drug_id, *((c.chunk_id, hash(c.text)) for c in chunks))
+    if key not in _READ:
+        if len(_READ) > 4096:
+            _READ.clear()
+        _READ[key] = read_section(drug_id, chunks)
+    return _READ[key]
 
 
 def read_book(chunks: list[Chunk]) -> list[DoseRow]:

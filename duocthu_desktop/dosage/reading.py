@@ -60,7 +60,13 @@ def first_amount(text: str) -> int | None:
 def gives_dose(text: str) -> bool:
     """Whether a statement gives a dose: an amount outside brackets that is not a concentration or a rate,
     a dosing frequency, or another group's dose by reference. A bracketed number qualifies, it is not the dose."""
-    return bool(_amounts(text) or _REFERENCE.search(_PARENS.sub(" ", text)))
+    return bool(_amounts(text) or _REFERENCE.search(_PARENS.sub(" ", text)) or _BRACKETED_REGIMEN.search(text))
+
+
+# "Nên dùng liều khởi đầu thấp hơn (2,5 mg/lần/ngày)": a bracket holding an amount per dose or per day is the dose.
+_BRACKETED_REGIMEN = re.compile(
+    r"\(\s*\d+(?:,\d+)?(?:\s*-\s*\d+(?:,\d+)?)?\s*(?:mg|g|microgam|mcg|ml|đơn vị)\s*/\s*(?:lần|ngày|kg)[^()]*\)", re.I
+)
 
 
 def only_ceilings(text: str) -> bool:
@@ -76,6 +82,7 @@ _LABEL = re.compile(r"[ \t]*([^\s:;.!?](?:[^:;.!?\n]|\n(?=[a-zà-ỹđ])){0,150}
 # A sentence ends at ".", "!" or "?" before a capital letter, a digit or an opening bracket.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZĐÀ-Ỹ0-9(])")
 _CLAUSE_END = re.compile(r";\s+(?=\S)")
+_COMMA_END = re.compile(r",\s+(?=\S)")
 
 
 @dataclass
@@ -144,19 +151,37 @@ def _opens_sentence_of_words(words: str) -> bool:
     return len(words) > 90 and bool(_MODAL.search(bare))
 
 
-def pieces(text: str, start: int, end: int, cuts: Callable[[str], bool] | None = None) -> list[Piece]:
+def pieces(
+    text: str,
+    start: int,
+    end: int,
+    cuts: Callable[[str], bool] | None = None,
+    cuts_clause: Callable[[str], bool] | None = None,
+) -> list[Piece]:
     """A sentence cut into clauses at each ";" whose next clause opens with a label of its own; with `cuts`, only
-    a label `cuts` accepts (a group, a route, a band) cuts: "; Liều thường dùng: ..." continues the clause."""
+    a label `cuts` accepts (a group, a route, a band) cuts: "; Liều thường dùng: ..." continues the clause. With
+    `cuts_clause`, a clause with no label cuts too when it accepts the clause's text ("...; trẻ em 1 - 5 mg"),
+    and so does a label after a comma that `cuts` accepts ("Người lớn: 2 g/ngày, trẻ em: 50 mg/kg/ngày")."""
     out: list[Piece] = []
     pos = start
     labels, body = labels_at(text, pos, end)
-    for m in _CLAUSE_END.finditer(text, start, end):
+    ends = sorted([*_CLAUSE_END.finditer(text, start, end), *_COMMA_END.finditer(text, start, end)],
+                  key=lambda m: m.start())
+    for m in ends:
         if m.start() < body:
             continue
         nxt_labels, nxt_body = labels_at(text, m.end(), end)
-        if nxt_labels and (cuts is None or cuts(nxt_labels[0].text)):
+        comma = m.group(0).startswith(",")
+        nxt_end = next((n.start() for n in _CLAUSE_END.finditer(text, m.end(), end)), end)
+        if nxt_labels and (cuts is None or cuts(nxt_labels[0].text)) and not (comma and cuts_clause is None):
+            if comma and not (gives_dose(text[body : m.start()]) and cuts_clause(text[m.end() : nxt_end])):
+                continue
             out.append(Piece(pos, m.start(), labels, body))
             pos, labels, body = m.end(), nxt_labels, nxt_body
+        elif not nxt_labels and not comma and cuts_clause is not None:
+            if cuts_clause(text[m.end() : nxt_end]):
+                out.append(Piece(pos, m.start(), labels, body))
+                pos, labels, body = m.end(), [], m.end()
     out.append(Piece(pos, end, labels, body))
     return out
 

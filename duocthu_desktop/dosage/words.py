@@ -10,11 +10,12 @@ from duocthu_desktop.dosage.rows import AgeBound, RenalBand, WeightBound
 from duocthu_desktop.text import fold
 
 ADULT_YEARS = 18.0  # the age from which the book's adult doses apply
+ELDERLY_YEARS = 65.0  # the age from which a patient is "người cao tuổi"
 NEONATE_YEARS = 28 / 365
 
 # The groups the book names, matched on folded text (diacritics dropped, lower case).
 POPULATION_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\bnguoi (?:benh )?cao tuoi\b|\bnguoi gia\b"), "nguoi_cao_tuoi"),
+    (re.compile(r"\bcao tuoi\b|\bnguoi gia\b"), "nguoi_cao_tuoi"),
     (re.compile(r"\bnguoi lon\b"), "nguoi_lon"),
     (re.compile(r"\bso sinh\b|\btre moi (?:de|sinh)\b"), "so_sinh"),
     # "trẻ" of "trẻ sơ sinh" / "trẻ mới đẻ" names neonates only
@@ -129,7 +130,7 @@ _CLCR = re.compile(
 _CLCR_BARE = re.compile(
     r"^\s*(?:" + _CMP + r"\s*)?" + _NUM + r"(?:\s*(?:-|–|đến)\s*" + _NUM + r")?\s*ml\s*/\s*phút", re.I
 )
-_DIALYSIS = re.compile(r"\b(?:tham phan|tham tach|loc mau|chay than|sieu loc)\b")
+_DIALYSIS = re.compile(r"\b(?:tham phan|tham tach|loc mau|chay than|sieu loc|than nhan tao)\b")
 _RENAL_WORDS = re.compile(
     r"\b(?:suy (?:giam chuc nang )?than|chuc nang than(?! binh thuong)|than (?:bi )?suy|vo nieu"
     r"|clcr|(?:do |he so )?thanh thai creatinin)\b"
@@ -163,6 +164,7 @@ def _looks_like_age(text: str, m: re.Match[str], unit: str) -> bool:
 def age_in(text: str, label: bool = False) -> AgeBound | None:
     """The age `text` bounds ("Trẻ em 4 - 6 tuổi", "3 tháng - 2 tuổi" in months, "dưới 1 tuần tuổi",
     "28 - 32 tuần chỉnh theo tuổi thai" gestational), else None."""
+    text = unlatex(text)
     for m in _AGE_RANGE.finditer(text):
         hi_unit = _age_unit(m.group(4)) or "nam"
         lo_unit = _age_unit(m.group(2)) or hi_unit
@@ -206,6 +208,8 @@ _LIKE = re.compile(r"\b(?:nhu|tuong tu|giong)\b")  # "liều như đối với C
 def renal_in(text: str, label: bool = False) -> RenalBand | None:
     """The clearance band `text` names ("Clcr 10 - 50 ml/phút", "độ thanh thải creatinin dưới 10 ml/phút");
     a bare "10 - 25 ml/phút" counts only as a label. Dialysis words make a dialysis band."""
+    text = unlatex(text)
+    text = unlatex(text)
     m = next((c for c in _CLCR.finditer(text) if not _LIKE.search(fold(text[max(0, c.start() - 30) : c.start()]))),
              None) or (_CLCR_BARE.match(text) if label else None)
     folded = fold(text)
@@ -230,5 +234,40 @@ def names_renal(text: str) -> bool:
     return bool(_RENAL_WORDS.search(fold(text)) or _DIALYSIS.search(fold(text)))
 
 
+def names_dialysis(text: str) -> bool:
+    """'chạy thận nhân tạo', 'thẩm phân máu', 'lọc máu'."""
+    return bool(_DIALYSIS.search(fold(text)))
+
+
 def names_hepatic(text: str) -> bool:
     return bool(_HEPATIC_WORDS.search(fold(text)))
+
+
+# A dose kind the person asks for by name; the statements of that kind answer it.
+_KIND_ASKED = (
+    (re.compile(r"\blieu (?:nap|tan cong)\b"), "loading_dose"),
+    (re.compile(r"\blieu (?:toi da|cao nhat)\b"), "max_dose"),
+)
+
+
+def kind_asked(question: str) -> str | None:
+    """'liều nạp clopidogrel?' -> 'loading_dose'; 'liều tối đa?' -> 'max_dose'; otherwise None."""
+    folded = fold(question)
+    return next((kind for pattern, kind in _KIND_ASKED if pattern.search(folded)), None)
+
+
+# Comparators the extractor printed as LaTeX ("Trẻ em $\\geq$ 6 tuổi", "${\\rm Cl_{cr}}$ < 25 ml/phút").
+_LATEX = (
+    (re.compile(r"\$\s*\\(?:geq|ge)\s*\$"), "≥"), (re.compile(r"\$\s*\\(?:leq|le)\s*\$"), "≤"),
+    (re.compile(r"\$\s*(?:<|\\lt)\s*\$"), "<"), (re.compile(r"\$\s*(?:>|\\gt)\s*\$"), ">"),
+    (re.compile(r"\$\s*\{?\\rm\s*Cl_\{?cr\}?\}?\s*\$"), "Clcr"),
+)
+
+
+def unlatex(text: str) -> str:
+    """The text with the LaTeX comparators and Clcr the extractor printed read as the book prints them."""
+    if "$" not in text:
+        return text
+    for pattern, plain in _LATEX:
+        text = pattern.sub(plain, text)
+    return text

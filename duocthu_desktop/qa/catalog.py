@@ -20,6 +20,7 @@ from duocthu_desktop.qa.lexicon import (
     CLASS_WORDS,
     DRUG_SUFFIXES,
     FORM_SUFFIXES,
+    LAB_VALUE_WORDS,
     NOT_DRUG_WORDS,
 )
 from duocthu_desktop.qa.textmatch import has_diacritics
@@ -44,6 +45,9 @@ _FORM_SUFFIXES = FORM_SUFFIXES
 PREFIX_MIN_LETTERS = 4
 # A word the book uses in this many monographs is an ordinary word, never a brand or a name's prefix.
 COMMON_WORD_SPREAD = 3
+# Sections in which the book names other drugs: a Latin-shaped word a named drug's sections print is a drug
+# (its partner), not a guess from its ending ("lithi", "kali" have no drug-name ending).
+PARTNER_SECTIONS = ("tuong_tac_thuoc", "chong_chi_dinh")
 
 
 def is_vietnamese_word(token: str) -> bool:
@@ -135,6 +139,7 @@ class Catalog:
         self._by_drug: dict[str, list[Name]] = defaultdict(list)
         self._classes_by_drug: dict[str, list[str]] = {}
         self._word_spread = _word_spread(chunks)
+        self._partner_words = _partner_words(chunks)
         for mono in monographs:
             self._add_book_names(mono)
             self._classes_by_drug[mono.drug_id] = _class_words_of(mono)
@@ -264,6 +269,7 @@ class Catalog:
         words = [s[0] for s in spans]
         typed = [w for _, w in pairs]
         res = Resolution()
+        latin: list[tuple[int, str, str]] = []  # (place among the unknown, as typed, folded) awaiting proof
         i = 0
         while i < len(words):
             found = self._match_at(words, typed, i)
@@ -284,8 +290,18 @@ class Catalog:
             original = text[spans[i][1] : spans[i][2]]
             if self._drug_like(word, original):
                 res.unknown.append(original)
+            elif self._latin_word(word, original) and not _lab_value_follows(typed[i + 1 : i + 2]):
+                latin.append((len(res.unknown), original, word))
             i += 1
+        proven = self.partner_words(res.drug_ids)
+        for place, original, word in reversed(latin):
+            if word in proven:
+                res.unknown.insert(place, original)
         return res
+
+    def partner_words(self, drug_ids: list[str]) -> set[str]:
+        """Folded words of the named drugs' Tương tác thuốc and Chống chỉ định sections."""
+        return set().union(*(self._partner_words.get(d, set()) for d in drug_ids))
 
     def _match_at(self, words: list[str], typed: list[str], i: int) -> tuple[Name, int, str] | None:
         for length in range(min(MAX_NAME_TOKENS, len(words) - i), 0, -1):
@@ -333,6 +349,14 @@ class Catalog:
             return False
         return word.endswith(_DRUG_SUFFIXES)
 
+    @staticmethod
+    def _latin_word(word: str, original: str) -> bool:
+        """Latin letters typed without diacritics, not a Vietnamese syllable nor a known non-drug term: a drug
+        name when the book's own partner sections print it."""
+        if len(word) < PREFIX_MIN_LETTERS or not word.isalpha() or word in NOT_DRUG_WORDS:
+            return False
+        return not is_vietnamese_word(word) and fold(original) == original.lower()
+
 
 def _spelled_as_typed(name: Name, typed: list[str]) -> bool:
     """Every word typed with diacritics is spelled as the book spells the name ("gần" never reads as "gan")."""
@@ -379,6 +403,23 @@ def _word_spread(chunks: list[Chunk]) -> dict[str, int]:
         for tok in set(_TOKEN.findall(fold(chunk.text))):
             seen[tok].add(chunk.drug_id)
     return {tok: len(ids) for tok, ids in seen.items()}
+
+
+def _lab_value_follows(next_word: list[str]) -> bool:
+    """'kali máu', 'natri huyết': the word after is a body fluid (as typed, or folded when typed plain)."""
+    if not next_word:
+        return False
+    typed = next_word[0]
+    return any(typed == w or (not has_diacritics(typed) and typed == fold(w)) for w in LAB_VALUE_WORDS)
+
+
+def _partner_words(chunks: list[Chunk]) -> dict[str, set[str]]:
+    """drug_id -> the folded words of its PARTNER_SECTIONS."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for chunk in chunks:
+        if chunk.section_key in PARTNER_SECTIONS:
+            out[chunk.drug_id].update(_TOKEN.findall(fold(chunk.text)))
+    return out
 
 
 def _deletions(word: str) -> set[str]:

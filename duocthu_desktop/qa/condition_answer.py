@@ -110,10 +110,33 @@ def _list_message(frame: QueryFrame, by_drug: dict[str, list[IndicationHit]], hi
         head = f"Không có thuốc nào ghi đúng cụm từ “{condition}”; {count} thuốc có chỉ định gần nghĩa nhất"
     else:
         head = f"Dược thư có {count} thuốc có chỉ định khớp với “{condition}”"
+        book = _book_wordings(condition, hits)
+        if book:
+            head += " (sách ghi: " + ", ".join(f"“{w}”" for w in book) + ")"
     text = head + ", xếp theo thứ tự chữ cái."
     if getattr(frame, "ranking", False):
         text = join_messages(NOT_RANKED, text)
     return text
+
+
+MAX_BOOK_WORDINGS = 4
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"[0-9a-z]+", fold(text)))
+
+
+def _book_wordings(condition: str, hits: list[IndicationHit]) -> list[str]:
+    """The book's own words that matched, when they are not what the person typed ("tiểu đường" found as "đái
+    tháo đường", "nhiễm khuẩn tiết niệu" as "nhiễm khuẩn đường tiết niệu"): the person sees what was searched."""
+    said = _words(condition)
+    seen: dict[str, str] = {}
+    for hit in hits:
+        if hit.method == "lexical":
+            seen.setdefault(_words(hit.matched), " ".join(hit.matched.split()))
+    if set(seen) <= {said}:
+        return []
+    return [w for k, w in seen.items() if k != said][:MAX_BOOK_WORDINGS]
 
 
 # ---- which drugs are contraindicated in X ---------------------------------------------------------------------

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from duocthu_desktop import messages
 from duocthu_desktop.artifacts import Chunk, Monograph
 from duocthu_desktop.dosage import fit as dose_fit
-from duocthu_desktop.dosage.parser import read_section
+from duocthu_desktop.dosage.parser import section_rows
 from duocthu_desktop.dosage.rows import DoseRow
 from duocthu_desktop.dosage.titles import title as dose_title
 from duocthu_desktop.dosage.words import FRAME_ROUTE_NAMES, ROUTE_NAMES
@@ -64,16 +64,6 @@ class ExtractiveEngine:
 
     name = "extractive"
 
-    def __init__(self) -> None:
-        # A dosage section is read into statements once per process, not on every turn (25-50 ms a section).
-        self._dose_rows: dict[tuple, list[DoseRow]] = {}
-
-    def dose_rows(self, drug_id: str, chunks: list[Chunk]) -> list[DoseRow]:
-        key = (drug_id, *((c.chunk_id, hash(c.text)) for c in chunks))
-        if key not in self._dose_rows:
-            self._dose_rows[key] = read_section(drug_id, chunks)
-        return self._dose_rows[key]
-
     # ---- one drug, one section ----------------------------------------------------------------------------
 
     def answer_section(self, frame: QueryFrame, section: SectionResult, monograph: Monograph) -> EngineAnswer:
@@ -81,7 +71,7 @@ class ExtractiveEngine:
         if not chunks:
             return abstain(Reason.EVIDENCE_INSUFFICIENT)
         if section.section_key == DOSAGE_KEY and not frame.whole_section:
-            rows = self.dose_rows(monograph.drug_id, chunks)
+            rows = section_rows(monograph.drug_id, chunks)
             if any(r.kind in dose_fit.DOSE_KINDS for r in rows):
                 return self._answer_dosage(frame, chunks, rows, monograph)
         return self._answer_prose(frame, section.section_key, chunks, monograph)

@@ -18,6 +18,11 @@ class EngineAnswer(AnswerBody):
     # True when a dosage answer was chosen statement by statement, so it already decided whether an untrusted
     # part (a table) fits the patient; the pipeline then does not send the whole section to the PDF.
     dosage_filtered: bool = False
+    # True when the answer holds the book's words against this patient that forbid or tell to avoid or adjust
+    # (a contraindication, a renal limit): such an answer stands even when the dose itself needs a fact first.
+    warns_against: bool = False
+    # True when the book's Chống chỉ định names this patient: no usual dose is shown beside it.
+    contraindicated: bool = False
 
 
 class AnswerEngine(Protocol):

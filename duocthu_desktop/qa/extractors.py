@@ -6,9 +6,11 @@ the same. Dose numbers are never read as patient facts: "15 mg/kg" is not a weig
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
+from duocthu_desktop.dosage.words import ADULT_YEARS, ELDERLY_YEARS
 from duocthu_desktop.qa.lexicon import (
     CONDITION_TRIGGERS,
     POPULATION_PHRASES,
@@ -26,8 +28,13 @@ def _number(text: str) -> float:
     return float(text.replace(",", "."))
 
 
-def _plain(value: float) -> str:
-    return str(int(value)) if value == int(value) else str(value).replace(".", ",")
+def _plain(value: float, typed: str) -> str:
+    """The number as Vietnamese writes it ("18", "18,5"); the person's own digits when a float cannot show it
+    plainly (310 digits read as infinity, "0,0000001" as 1e-07)."""
+    shown = str(value)
+    if not math.isfinite(value) or "e" in shown:
+        return typed
+    return str(int(value)) if value.is_integer() else shown.replace(".", ",")
 
 
 # ---- age -----------------------------------------------------------------------------------------
@@ -89,11 +96,14 @@ def extract_weight(text: Text) -> tuple[float, str] | None:
         if re.search(r"(mg|g|microgam|mcg|ml|don vi)\s*/\s*$", before):
             continue
         value = _number(m.group(1))
-        return value, f"{_plain(value)} kg"
+        return value, f"{_plain(value, m.group(1))} kg"
     return None
 
 
 # ---- route ---------------------------------------------------------------------------------------
+
+_NEGATED_BEFORE = re.compile(r"(?:khong|chua|chang)(?: the)?\s*$")
+
 
 def extract_route(text: Text) -> str | None:
     """The route named first in the question ('uống', 'đặt hậu môn', 'tiêm tĩnh mạch', 'kem bôi', 'viên', ...),
@@ -105,6 +115,9 @@ def extract_route(text: Text) -> str | None:
         m = find(text, phrase, strict=phrase in ROUTE_PHRASES_TYPED_ONLY)
         if m:
             found.append((m.start(), -len(m.group(0)), key))
+    # "không uống được, đặt trực tràng": a route the person says cannot be used is not the route asked for
+    kept = [f for f in found if not _NEGATED_BEFORE.search(text.folded[max(0, f[0] - 12) : f[0]])]
+    found = kept or found
     if not found:
         return None
     found.sort()
@@ -118,7 +131,8 @@ def extract_route(text: Text) -> str | None:
 # ---- renal function ------------------------------------------------------------------------------
 
 _CLCR = re.compile(
-    r"(?:clcr|cl ?cr|do thanh thai creatinin|thanh thai creatinin|do thanh thai|muc loc cau than|egfr)"
+    r"(?:clcr|cl ?cr|do thanh thai creatinin|thanh thai creatinin|do thanh thai|(?:muc|toc do|do) loc cau than"
+    r"|loc cau than|egfr|gfr)"
     r"\s*(?:la|=|:|khoang|con|chi con|<|>|duoi|tren)?\s*" + _NUM
 )
 
@@ -138,9 +152,9 @@ def extract_population(text: Text, age: Age | None = None) -> str | None:
     if age is not None and age.neonate:
         return "so_sinh"
     if age is not None and age.years is not None and named in (None, "tre_em", "nguoi_lon", "nguoi_cao_tuoi"):
-        if age.years < 18:
+        if age.years < ADULT_YEARS:
             return "tre_em"
-        return "nguoi_cao_tuoi" if age.years >= 65 else "nguoi_lon"
+        return "nguoi_cao_tuoi" if age.years >= ELDERLY_YEARS else "nguoi_lon"
     return named
 
 

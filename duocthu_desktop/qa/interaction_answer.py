@@ -2,7 +2,9 @@
 sections say about the other, under every name the book gives it and every wording of its classes.
 
 Inside Tương tác thuốc the book's own sub-headings ("Chống chỉ định phối hợp:", "Tăng tác dụng/độc tính:",
-"Tránh phối hợp:") label the statements under them and become part of the block title. Not finding a statement
+"Tránh phối hợp:") label the statements under them: they become part of the block title, and the message says
+under which of them the book files the partner, so the answer's first line carries the book's own verdict
+("Chống chỉ định phối hợp") and not only its quotes. Not finding a statement
 is never "safe": it is `NO_INTERACTION_EVIDENCE`, and an unreadable table makes the answer
 `QUARANTINED_EVIDENCE` so the person checks the page.
 """
@@ -81,6 +83,7 @@ def answer_interaction(
     answer = CitedAnswer()
     unreadable: list[Chunk] = []
     display = {key: (vals[0] if vals else key.replace("_", " ")) for key, vals in names.items()}
+    filed: dict[tuple[str, str], list[str]] = {}  # (drug, sub-heading) -> the partners the book files under it
     for drug_id, section in sections.items():
         own = {fold(n) for n in names.get(drug_id, []) if not _is_class_wording(n)}
         own.add(fold(drug_id.replace("_", " ")))
@@ -100,6 +103,9 @@ def answer_interaction(
                 if not hit:
                     continue
                 title = _title(display, drug_id, hit, key, st.label)
+                if st.label:
+                    partners = filed.setdefault((drug_id, st.label), [])
+                    partners.extend(k for k in hit if k not in partners)
                 if st.chunk.quarantined:
                     title += " (bảng: cần đối chiếu trang PDF)"
                 answer.add(title, "warning", st.chunk, st.start, st.end)
@@ -117,9 +123,23 @@ def answer_interaction(
         if unreadable:
             return answer.result(Reason.QUARANTINED_EVIDENCE, join_messages(message, quarantine_message()))
         return abstain(Reason.NO_INTERACTION_EVIDENCE, message)
+    labels = _labels_message(display, filed)
     if quarantined_hit or unreadable:
-        return answer.result(Reason.QUARANTINED_EVIDENCE, quarantine_message())
-    return answer.result(None, "")
+        return answer.result(Reason.QUARANTINED_EVIDENCE, join_messages(labels, quarantine_message()))
+    return answer.result(None, labels)
+
+
+def _labels_message(display: dict[str, str], filed: dict[tuple[str, str], list[str]]) -> str:
+    """'Mục Tương tác thuốc của Warfarin ghi tamoxifen dưới tiêu đề "Chống chỉ định phối hợp".' for each
+    sub-heading the partners were found under, in the book's order."""
+    lines = []
+    for (drug_id, label), partners in filed.items():
+        said = ", ".join(display.get(k, k) for k in partners)
+        lines.append(
+            f"Mục {section_heading(INTERACTION_KEY)} của {_title_name(display, drug_id)} ghi {said} "
+            f"dưới tiêu đề \"{label}\"."
+        )
+    return " ".join(lines)
 
 
 def _section_keys(section: SectionResult) -> list[str]:

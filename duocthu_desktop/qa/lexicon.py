@@ -108,6 +108,8 @@ SECTION_PHRASES: tuple[tuple[str, str], ...] = (
     ("loại thuốc", "thong_tin_chung"),
     ("nhóm thuốc", "thong_tin_chung"),
     ("thuộc nhóm", "thong_tin_chung"),
+    ("là thuốc gì", "thong_tin_chung"),
+    ("là thuốc nào", "thong_tin_chung"),
     ("tên thương mại", "ten_thuong_mai"),
     ("biệt dược", "ten_thuong_mai"),
     ("tên biệt dược", "ten_thuong_mai"),
@@ -464,6 +466,16 @@ CLASS_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("aminoglycosid", "kháng sinh aminoglycosid"),
     ("quinolon", "fluoroquinolon"),
 )
+# Words that name no condition by themselves, in questions ("bệnh nhân", "liều bao nhiêu") and in the book's
+# warning sentences ("Người bệnh có tiền sử ...", "suy hô hấp nặng"): the rest of a phrase is its content.
+GENERAL_WORDS: tuple[str, ...] = tuple(
+    """bệnh nhân người có bị đang được không chưa thì và hoặc hay cho dùng sử dụng uống tiêm truyền liều lượng bao
+    nhiêu thế nào gì làm phải sao sau trước khi cần mấy lần ngày một các những thuốc trẻ em tuổi kg nặng nhẹ vừa
+    năm tháng tuần lớn nhỏ sắp đã mới với của là ở để trong mg ml phút kèm theo nên muốn xin hỏi ạ nhé vậy này đó
+    hiện tại tôi mình bé anh chị ông bà cô chú nam nữ phụ mắc biết rõ tiền sử hội chứng tình trạng biểu triệu cấp
+    mạn tính từng dễ chống chỉ định tránh trọng điều trị nhất đặc biệt nguy thể gây ra vào ngay còn rồi đây đến
+    tới hết nếu mà cũng vẫn lúc trường hợp kéo dài thời gian mức độ""".split()
+)
 # Words shaped like drug names that are not drugs (units, lab values, organisms, ordinary loanwords).
 NOT_DRUG_WORDS: frozenset[str] = frozenset(
     {
@@ -489,6 +501,8 @@ FORM_SUFFIXES: frozenset[str] = frozenset(
 CONDITION_FILLER_WORDS: tuple[str, ...] = (
     "bị", "nên", "dùng", "uống", "được", "chỉ định", "tốt", "nhất", "hơn", "dành", "cho", "để", "trị", "điều trị",
     "chữa", "người", "bệnh nhân", "tôi", "thì", "là", "có", "hiệu quả", "với", "ở", "trong", "đối với", "đang",
+    # "Những thuốc NÀO CÓ CHỈ ĐỊNH LIÊN QUAN ĐẾN nhồi máu cơ tim?": the words after "những thuốc"
+    "nào", "gì", "liên quan đến", "liên quan tới", "liên quan", "về",
 )
 CONDITION_TAIL_WORDS: tuple[str, ...] = (
     "thì", "nên", "dùng", "uống", "là", "có", "gì", "nào", "không", "được", "nhất", "tốt",
@@ -496,3 +510,74 @@ CONDITION_TAIL_WORDS: tuple[str, ...] = (
 # "Thuốc nào chống chỉ định CHO NGƯỜI ĐANG cho con bú": the words before the group or condition itself.
 GROUP_PREPOSITIONS: tuple[str, ...] = ("cho", "ở", "với", "trong", "khi", "đối")
 GROUP_HEAD_WORDS: tuple[str, ...] = ("với", "người", "bệnh", "nhân", "những", "các", "đang", "bị", "mắc", "có")
+
+# ---- a condition in the person's words and in the book's --------------------------------------------------------
+
+# Lay names of a condition and the book's name for it (and spelling variants): a condition asked in one is searched
+# in all ("tiểu đường" -> "đái tháo đường", "nhiễm trùng đường tiểu" -> "nhiễm khuẩn tiết niệu").
+CONDITION_SYNONYMS: tuple[tuple[str, ...], ...] = (
+    ("đái tháo đường", "tiểu đường"),
+    ("tăng huyết áp", "cao huyết áp", "huyết áp cao"),
+    ("nhiễm khuẩn", "nhiễm trùng"),
+    ("tiết niệu", "đường tiểu", "đường niệu"),
+    ("typ", "type", "tuýp", "týp"),
+    ("đột quỵ", "tai biến mạch máu não", "tai biến mạch não"),
+    ("thủy đậu", "trái rạ"),
+    ("zona", "giời leo", "zôna"),
+    ("tiêu chảy", "ỉa chảy"),
+    ("hen", "hen suyễn", "suyễn"),
+    ("tăng lipid máu", "mỡ máu cao", "máu nhiễm mỡ", "cao mỡ máu"),
+    ("gút", "gout", "thống phong"),
+    ("huyết khối", "cục máu đông"),
+    ("đau nửa đầu", "migraine"),
+    ("mất ngủ", "khó ngủ"),
+)
+# Words the book may print between the words of a condition without changing it: "nhiễm khuẩn ĐƯỜNG tiết niệu",
+# "giảm CÁC CƠN đau", "nhiễm khuẩn VỀ ĐƯỜNG tiết niệu". Any other word changes it ("viêm MÀNG não" is not "viêm não"),
+# except an organ shared by a hyphen ("viêm não - màng não", "viêm tai - mũi - họng"), read by the search itself.
+CONDITION_GAP_WORDS: tuple[str, ...] = ("đường", "các", "những", "cơn", "về", "ở", "bộ phận")
+MAX_CONDITION_VARIANTS = 16
+
+
+def condition_variants(condition: str) -> list[str]:
+    """The condition as typed, then with each lay name replaced by the book's names (one name of each synonym
+    group, the longest found). Typed without diacritics, the replacements are folded too."""
+    from duocthu_desktop.qa.textmatch import Text, find
+
+    variants = [Text.of(condition).norm]
+    for group in CONDITION_SYNONYMS:
+        grown: list[str] = []
+        for said in variants:
+            text = Text.of(said)
+            # strict: a condition typed with diacritics means them on every word (as the indication search reads it)
+            found = [(m, n) for n in sorted(group, key=len, reverse=True) if (m := find(text, n, strict=True))]
+            if not found:
+                continue
+            m, _name = found[0]
+            for other in group:
+                word = other if text.accented else fold(other)
+                grown.append(text.norm[: m.start()] + word + text.norm[m.end() :])
+        variants += [v for v in dict.fromkeys(grown) if v not in variants]
+        if len(variants) >= MAX_CONDITION_VARIANTS:
+            break
+    return variants[:MAX_CONDITION_VARIANTS]
+
+
+# ---- a follow-up naming another partner ------------------------------------------------------------------------
+
+# "Còn (với) thuốc có sắt thì sao?" after an interaction question: the words that open such a turn, the words
+# before the partner (a joiner, "thuốc có", "chế phẩm chứa"), after it ("thì sao"), and question words that mean
+# no partner was named ("còn cách nào khác không?"). One word each, matched as typed or folded.
+FOLLOW_UP_OPENERS: tuple[str, ...] = ("còn", "thế", "vậy")
+PARTNER_JOINER_WORDS: tuple[str, ...] = ("với", "cùng", "chung", "và", "kèm")
+PARTNER_LEAD_WORDS: tuple[str, ...] = (
+    "với", "cùng", "chung", "và", "kèm", "khi", "nếu", "dùng", "uống", "tiêm", "thêm", "thuốc", "các", "những",
+    "loại", "chế", "phẩm", "có", "chứa",
+)
+FOLLOW_UP_TAIL_WORDS: tuple[str, ...] = (
+    "thì", "sao", "thế", "nào", "có", "không", "được", "ạ", "nữa", "vậy", "nhỉ", "ảnh", "hưởng", "gì", "tương",
+    "tác", "cùng", "chung", "lúc", "nhé",
+)
+PARTNER_QUESTION_WORDS: tuple[str, ...] = ("nào", "gì", "sao", "đâu", "khác", "bao", "nhiêu", "ai", "mấy", "cách")
+# "kali máu", "natri huyết": an element named with a body fluid is a lab value, not a drug taken with another.
+LAB_VALUE_WORDS: tuple[str, ...] = ("máu", "huyết", "niệu")

@@ -2,7 +2,10 @@
 
 A follow-up ("Uống", "Bé nặng 18 kg") completes the earlier question: the earlier frame and the new one merge
 into one self-contained frame. The clarify count lives in the store, not in the process, so a fourth clarify
-in a row abstains even across restarts. A store that fails (locked, corrupt, unwritable) gives a turn without
+in a row abstains even across restarts, and it is counted inside one write transaction, so turns of one
+conversation running at once never lose a count. What is stored is the frame's clinical facts and its masked,
+capped question (a follow-up's answer reads the earlier question's words), never the sentence as typed, and
+the conversation id only as a digest. A store that fails (locked, corrupt, unwritable) gives a turn without
 memory, never a crash.
 """
 
@@ -16,7 +19,9 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from duocthu_desktop.dosage.words import ADULT_YEARS
+from duocthu_desktop.payload import Reason
 from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.personal_data import conversation_key, stored_frame
 from duocthu_desktop.qa.sqlite_file import SqliteFile
 
 log = logging.getLogger(__name__)
@@ -33,7 +38,7 @@ CREATE TABLE IF NOT EXISTS conversations (
     updated REAL NOT NULL
 )
 """
-_STORE_ERRORS = (sqlite3.Error, OSError, ValidationError, ValueError)
+_STORE_ERRORS = (sqlite3.Error, OSError, ValidationError, ValueError, UnicodeError)
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,7 @@ class ConversationStore(SqliteFile):
             try:
                 row = conn.execute(
                     "SELECT frame, decision, reason, clarify_streak, turns FROM conversations WHERE id = ?",
-                    (conversation_id,),
+                    (conversation_key(conversation_id),),
                 ).fetchone()
             finally:
                 conn.close()
@@ -67,21 +72,23 @@ class ConversationStore(SqliteFile):
             log.warning("conversation store unreadable (%s): answering without memory", exc)
             return None
 
-    def save(self, conversation_id: str, frame: QueryFrame, decision: str, reason: str | None,
-             prior: Remembered | None) -> bool:
-        streak = (prior.clarify_streak if prior else 0) + 1 if decision == "clarify" else 0
-        turns = (prior.turns if prior else 0) + 1
+    def save(self, conversation_id: str, frame: QueryFrame, decision: str, reason: str | None) -> bool:
+        """Record the turn: the counts are read and written in one transaction, from what is stored now (not from
+        what this turn loaded at its start), so a turn finishing at the same time is counted too."""
         try:
-            conn = self._connect()
-            try:
-                with conn:
-                    conn.execute(
-                        "INSERT OR REPLACE INTO conversations (id, frame, decision, reason, clarify_streak, turns, "
-                        "updated) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (conversation_id, frame.model_dump_json(), decision, reason, streak, turns, time.time()),
-                    )
-            finally:
-                conn.close()
+            stored = stored_frame(frame).model_dump_json()
+            key = conversation_key(conversation_id)
+            with self._transaction() as conn:
+                row = conn.execute(
+                    "SELECT clarify_streak, turns FROM conversations WHERE id = ?", (key,)
+                ).fetchone()
+                streak, turns = (int(row[0]), int(row[1])) if row else (0, 0)
+                streak = streak + 1 if decision == "clarify" else 0
+                conn.execute(
+                    "INSERT OR REPLACE INTO conversations (id, frame, decision, reason, clarify_streak, turns, "
+                    "updated) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (key, stored, decision, reason, streak, turns + 1, time.time()),
+                )
             return True
         except _STORE_ERRORS as exc:
             log.warning("conversation store unwritable (%s): turn not remembered", exc)
@@ -91,8 +98,7 @@ class ConversationStore(SqliteFile):
         try:
             conn = self._connect()
             try:
-                with conn:
-                    conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+                conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_key(conversation_id),))
             finally:
                 conn.close()
         except _STORE_ERRORS as exc:
@@ -107,17 +113,26 @@ def loop_exhausted(prior: Remembered | None) -> bool:
 # ---- merging a follow-up -------------------------------------------------------------------------
 
 _FRESH_TURNS = ("smalltalk", "out_of_scope", "condition_relation")
+# What a follow-up does with each field of QueryFrame (tests/test_qa_memory.py holds a rule for every field):
+# the new turn's value when it gives one (these, the trimester, the condition); the drug fields and the section
+# fields each as a whole when the new turn names a drug or a section; either turn's flag for the flags below;
+# the new turn's own for injection_attempt and non_medical; the age bound goes with the age.
 _FACT_FIELDS = (
     "population", "age_years", "age_text", "gestational_weeks", "weight_kg", "weight_text", "route", "clcr",
 )
+_DRUG_FIELDS = ("drug_ids", "drug_mentions", "unknown_drugs", "drug_classes", "via_trade_name")
+_EITHER_TURN = ("pregnant", "breastfeeding", "non_human", "hepatic_impairment", "ranking")
 
 
 def is_follow_up(new: QueryFrame, prior: Remembered) -> bool:
     """Does the new turn complete the remembered question rather than ask a new one?"""
     if new.turn_type in _FRESH_TURNS or prior.frame.turn_type in ("smalltalk",):
         return False
-    if prior.decision == "abstain":
-        return False  # a refusal is not a question to complete
+    partner = names_partner_only(new, prior.frame)
+    if prior.decision == "abstain" and not (partner and prior.reason == Reason.NO_INTERACTION_EVIDENCE.value):
+        return False  # a refusal is not a question to complete ("not found" for a pair is an answer)
+    if partner:
+        return True  # "Còn với thuốc có sắt thì sao?": the same drug with another partner
     if new.turn_type == "condition_to_drug":
         return False
     has_drug = bool(new.drug_ids or new.unknown_drugs)
@@ -147,10 +162,29 @@ def _drop_contradicted_group(merged: QueryFrame, new: QueryFrame) -> None:
     if new.population in _ADULT_GROUPS and new.age_years is None and merged.age_years is not None:
         if merged.age_years < ADULT_YEARS:
             merged.age_years = merged.age_text = merged.weight_kg = merged.weight_text = None
-            merged.gestational_weeks = None
+            merged.gestational_weeks = merged.age_bound = None
     if new.population in ("tre_em", "so_sinh") and new.age_years is None and merged.age_years is not None:
         if merged.age_years >= ADULT_YEARS:
             merged.age_years = merged.age_text = merged.weight_kg = merged.weight_text = None
+            merged.age_bound = None
+
+
+def names_partner_only(new: QueryFrame, prior: QueryFrame) -> bool:
+    """After an interaction question, a turn naming only another drug or class, no section: its partner."""
+    named = bool(new.drug_ids or new.unknown_drugs or new.drug_classes)
+    return prior.turn_type == "interaction" and named and new.section_key is None and new.turn_type == "unknown"
+
+
+def _swap_partner(merged: QueryFrame, prior: QueryFrame, new: QueryFrame) -> None:
+    """'X có tương tác với Y không?' then 'còn với Z thì sao?': X stays, Z replaces Y, and the question reads
+    'X còn với Z thì sao?' (Y's words would otherwise still be searched for)."""
+    base = [d for d in prior.drug_ids[:1] if d not in new.drug_ids]
+    merged.drug_ids = base + list(new.drug_ids)
+    merged.drug_mentions = {**{d: prior.drug_mentions.get(d, d) for d in base}, **new.drug_mentions}
+    merged.via_trade_name = {**{d: v for d, v in prior.via_trade_name.items() if d in base}, **new.via_trade_name}
+    merged.unknown_drugs = list(new.unknown_drugs)
+    merged.drug_classes = list(new.drug_classes)
+    merged.question = " ".join([*(merged.drug_mentions[d] for d in base), new.question.strip()])
 
 
 def merge(prior: QueryFrame, new: QueryFrame) -> QueryFrame:
@@ -159,12 +193,15 @@ def merge(prior: QueryFrame, new: QueryFrame) -> QueryFrame:
     merged.question = f"{prior.question} {new.question}".strip()
     merged.follow_up = True
     merged.injection_attempt = new.injection_attempt
-    merged.non_human = prior.non_human or new.non_human
-    if new.drug_ids or new.unknown_drugs:
-        merged.drug_ids = list(new.drug_ids)
-        merged.drug_mentions = dict(new.drug_mentions)
-        merged.unknown_drugs = list(new.unknown_drugs)
-        merged.drug_classes = list(new.drug_classes)
+    merged.non_medical = new.non_medical
+    for name in _EITHER_TURN:
+        setattr(merged, name, getattr(prior, name) or getattr(new, name))
+    if names_partner_only(new, prior):
+        _swap_partner(merged, prior, new)
+    elif new.drug_ids or new.unknown_drugs:
+        named = new.model_copy(deep=True)
+        for name in _DRUG_FIELDS:
+            setattr(merged, name, getattr(named, name))
     if new.section_key is not None:
         merged.section_key = new.section_key
         merged.whole_section = new.whole_section
@@ -173,14 +210,21 @@ def merge(prior: QueryFrame, new: QueryFrame) -> QueryFrame:
         value = getattr(new, name)
         if value is not None:
             setattr(merged, name, value)
-    if new.age_years is not None and new.gestational_weeks is None:
-        merged.gestational_weeks = None
+    if new.age_years is not None:
+        merged.age_bound = new.age_bound  # "75 tuổi" replaces "trên 65 tuổi"
+        if new.gestational_weeks is None:
+            merged.gestational_weeks = None
+    if new.trimester is not None:
+        merged.trimester = new.trimester
+    # A Clcr given now says how the kidneys are now; without one, either turn's "suy thận" counts.
+    if new.clcr is not None:
+        merged.renal_impairment = new.renal_impairment
+    else:
+        merged.renal_impairment = prior.renal_impairment or new.renal_impairment
     if new.condition:
         merged.condition = new.condition
     elif prior.turn_type == "condition_to_drug" and not new.drug_ids and new.section_key is None:
         merged.condition = new.question.strip(" ?.!") or prior.condition
-    merged.pregnant = prior.pregnant or new.pregnant
-    merged.breastfeeding = prior.breastfeeding or new.breastfeeding
     if new.turn_type not in ("unknown",):
         merged.turn_type = new.turn_type
     if merged.turn_type == "unknown" and merged.section_key is not None:

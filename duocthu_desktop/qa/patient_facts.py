@@ -16,6 +16,13 @@ from duocthu_desktop.text import fold
 
 # Clcr (ml/phút) from which kidney function counts as normal.
 NORMAL_CLCR = 90.0
+# Serum creatinine above which kidney function is impaired (adult upper limit of normal).
+CREATININE_NORMAL_MG_DL = 1.3
+CREATININE_NORMAL_UMOL_L = 115.0
+_CREATININE = re.compile(
+    r"creatinin(?:e)?(?:\s+(?:huyet thanh|huyet|mau|mau))?\s*(?:la|=|:)?\s*(\d+(?:[.,]\d+)?)\s*"
+    r"(mg\s*/\s*(?:dl|decilit)|(?:µ|u|micro)mol\s*/\s*l)"
+)
 
 TRIMESTER_PHRASES: tuple[tuple[str, int], ...] = (
     ("3 tháng đầu", 1), ("ba tháng đầu", 1), ("tam cá nguyệt thứ nhất", 1), ("tam cá nguyệt thứ 1", 1),
@@ -36,7 +43,7 @@ _GESTATION = re.compile(
 RENAL_PHRASES: tuple[str, ...] = (
     "suy thận", "bệnh thận", "suy giảm chức năng thận", "giảm chức năng thận", "rối loạn chức năng thận",
     "chức năng thận kém", "chức năng thận suy giảm", "chức năng thận giảm", "thận yếu", "yếu thận",
-    "lọc máu", "chạy thận", "thẩm phân", "thận nhân tạo", "bệnh thận mạn", "suy thận mạn",
+    "lọc máu", "chạy thận", "thẩm phân", "thận nhân tạo", "bệnh thận mạn", "suy thận mạn", "vô niệu", "thiểu niệu",
 )
 HEPATIC_PHRASES: tuple[str, ...] = (
     "suy gan", "bệnh gan", "xơ gan", "viêm gan", "suy giảm chức năng gan", "giảm chức năng gan",
@@ -56,7 +63,7 @@ def add_patient_facts(frame: QueryFrame, text: str) -> QueryFrame:
     words = Text.of(text)
     frame.renal_impairment = _any_fact(words, RENAL_PHRASES) or (
         frame.clcr is not None and frame.clcr < NORMAL_CLCR
-    )
+    ) or _creatinine_raised(words)
     frame.hepatic_impairment = _any_fact(words, HEPATIC_PHRASES, liver=True)
     trimester = extract_trimester(words, frame.pregnant)
     if trimester is not None:
@@ -76,6 +83,17 @@ def add_patient_facts(frame: QueryFrame, text: str) -> QueryFrame:
     return frame
 
 
+def _creatinine_raised(text: Text) -> bool:
+    """'creatinin huyết thanh 2,5 mg/dl', 'creatinin 180 µmol/l': a serum creatinine above the upper limit of
+    normal is a kidney impairment, whatever threshold the book then prints."""
+    for m in _CREATININE.finditer(text.folded):
+        value = float(m.group(1).replace(",", "."))
+        unit = m.group(2)
+        if value > (CREATININE_NORMAL_MG_DL if unit.startswith("mg") else CREATININE_NORMAL_UMOL_L):
+            return True
+    return False
+
+
 def extract_trimester(text: Text, pregnant: bool = False) -> int | None:
     """1-3 from '3 tháng đầu', 'tam cá nguyệt thứ hai', 'thai 30 tuần', 'bầu 5 tháng'; None when not said."""
     in_context = pregnant or any(find(text, w, strict=True) for w in _PREGNANCY_CONTEXT)
@@ -85,7 +103,8 @@ def extract_trimester(text: Text, pregnant: bool = False) -> int | None:
     m = _GESTATION.search(text.folded)
     if m:
         unit = m.group(1) or m.group(4)
-        value = int(m.group(2) or m.group(3))
+        digits = m.group(2) or m.group(3)
+        value = int(digits) if len(digits) <= 3 else 0  # a 5000-digit run is no week (int() refuses it)
         if unit == "tuan" and 1 <= value <= 42:
             return 1 if value <= 13 else 2 if value <= 27 else 3
         if unit == "thang" and 1 <= value <= 10:

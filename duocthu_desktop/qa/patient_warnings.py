@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.qa import warning_rules as rules
-from duocthu_desktop.qa.cited_answer import CitedAnswer, renumbered, section_heading
+from duocthu_desktop.qa.cited_answer import CitedAnswer, join_messages, renumbered, section_heading
 from duocthu_desktop.qa.engine_types import EngineAnswer
 from duocthu_desktop.qa.frame import QueryFrame
 from duocthu_desktop.qa.sentences import split_sentences
@@ -24,9 +24,12 @@ CONTRAINDICATIONS = "chong_chi_dinh"
 PREGNANCY = "thoi_ky_mang_thai"
 LACTATION = "thoi_ky_cho_con_bu"
 CAUTIONS = "than_trong"
+INDICATIONS = "chi_dinh"
 # Read in this order and shown in this order: what the book forbids first.
 SECTION_KEYS = (CONTRAINDICATIONS, PREGNANCY, LACTATION, CAUTIONS)
 MAX_WARNINGS = 6
+CONTRAINDICATED_NOTE = ("Dược thư ghi chống chỉ định khớp với người bệnh này (xem phần Chống chỉ định ở trên), "
+                        "nên liều thông thường không được hiển thị.")
 PER_SECTION = {CONTRAINDICATIONS: 4, PREGNANCY: 3, LACTATION: 2, CAUTIONS: 2}
 # Which patient topics each section is read for (the pregnancy section only for a pregnant patient, ...).
 _SECTION_TOPICS = {
@@ -41,6 +44,7 @@ TOPIC_LABELS = {
     "nguoi_cao_tuoi": "người cao tuổi",
     "suy_than": "suy thận",
     "suy_gan": "suy gan",
+    "benh_kem": "bệnh kèm theo",
 }
 # A sentence that leans on the one before it ("Tình trạng này ...", "Do đó, ...") is shown with it.
 _LEANS_BACK = re.compile(r"^(?:(?:\w+\s){1,2}này|do đó|vì vậy|vì thế|do vậy|bởi vậy)(?!\w)", re.IGNORECASE)
@@ -70,8 +74,10 @@ class Warning:
 
 def warnings_for(frame: QueryFrame, sections: dict[str, SectionResult]) -> list[Warning]:
     """The sentences of `sections` (section_key -> section) that bear on this patient's facts, strongest first:
-    Chống chỉ định, then pregnancy and lactation, then Thận trọng; at most MAX_WARNINGS."""
-    patient = rules.Patient.of(frame)
+    Chống chỉ định, then pregnancy and lactation, then Thận trọng; at most MAX_WARNINGS. The drug's Chỉ định,
+    when among `sections`, tells which of the conditions named are what the drug is given for."""
+    indications = sections.get(INDICATIONS)
+    patient = rules.Patient.of(frame, " ".join(c.text for c in indications.chunks) if indications else "")
     if not patient.any():
         return []
     out: list[Warning] = []
@@ -95,7 +101,10 @@ def warning_answer(
     answer = CitedAnswer()
     for warning in found:
         answer.add(warning.title(drug), "warning", warning.chunk, warning.start, warning.end)
-    return answer.result(None)
+    return answer.result(None).model_copy(update={
+        "warns_against": any(w.strength <= 1 or w.section_key == CONTRAINDICATIONS for w in found),
+        "contraindicated": any(w.section_key == CONTRAINDICATIONS for w in found),
+    })
 
 
 def _section_warnings(key: str, section: SectionResult, patient: rules.Patient) -> list[Warning]:
@@ -113,6 +122,8 @@ def _section_warnings(key: str, section: SectionResult, patient: rules.Patient) 
             if not topics:
                 continue
             strength = rules.strength(sentence)
+            if topics == ("benh_kem",) and key == CAUTIONS and strength > 1:
+                continue  # a caution that only names the condition, without telling to avoid or adjust
             if i > 0 and _LEANS_BACK.match(sentence) and _same_paragraph(chunk.text, sentences[i - 1][1], start):
                 start = sentences[i - 1][0]
             out.append(Warning(chunk, start, end, key, topics, strength))
@@ -152,8 +163,25 @@ def warn_first(warnings: EngineAnswer, answer: EngineAnswer) -> EngineAnswer:
     decision, reason, message and quick replies are kept, its citations renumbered after the warnings'. A claim
     the warnings already show is not shown twice."""
     shown = frozenset(claim.text for block in warnings.blocks for claim in block.claims)
+    message = answer.message
+    if warnings.contraindicated and any(b.kind == "dosage" for b in answer.blocks):
+        # the book contraindicates the drug for this patient: its usual doses are not shown as if they applied
+        kept = [b for b in answer.blocks if b.kind != "dosage"]
+        used = {n for b in kept for c in b.claims for n in c.citations}
+        answer = answer.model_copy(update={
+            "blocks": kept, "citations": [c for c in answer.citations if c.index in used],
+            "decision": "answerable" if answer.decision == "verify_pdf" else answer.decision,
+            "reason": None if answer.decision == "verify_pdf" else answer.reason,
+        })
+        message = join_messages(CONTRAINDICATED_NOTE, answer.message)
     blocks, citations = renumbered(answer, len(warnings.citations), skip=shown)
     blocks = list(warnings.blocks) + blocks
     citations = list(warnings.citations) + citations
-    return answer.model_copy(update={"blocks": blocks, "citations": citations})
+    update = {"blocks": blocks, "citations": citations, "message": message,
+              "warns_against": answer.warns_against or warnings.warns_against,
+              "contraindicated": answer.contraindicated or warnings.contraindicated}
+    if warnings.warns_against and (answer.decision == "clarify" or not answer.blocks):
+        # What the book says against this patient is the answer; the dose waits for the fact asked (or is absent)
+        update |= {"decision": "answerable", "reason": None}
+    return answer.model_copy(update=update)
 

@@ -10,21 +10,31 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
+from typing import Literal
 
 from duocthu_desktop.artifacts import Chunk
+from duocthu_desktop.dosage import fit as dose_fit
+from duocthu_desktop.dosage.parser import section_rows
 from duocthu_desktop.errors import IndexError_
-from duocthu_desktop.messages import DISCLAIMER, INDEX_UNAVAILABLE, message_for
+from duocthu_desktop.messages import DISCLAIMER, EMBEDDER_UNAVAILABLE, INDEX_UNAVAILABLE, message_for
 from duocthu_desktop.payload import AnswerPayload, Citation, Reason, decision_for
-from duocthu_desktop.qa import condition_answer, drug_classes, grounding, interaction_answer, patient_warnings
+from duocthu_desktop.qa import (
+    condition_answer,
+    drug_classes,
+    grounding,
+    interaction_answer,
+    patient_warnings,
+    warning_rules,
+)
 from duocthu_desktop.qa.catalog import Catalog
-from duocthu_desktop.qa.cited_answer import renumbered
+from duocthu_desktop.qa.cited_answer import join_messages, ordered_chunks, renumbered
 from duocthu_desktop.qa.engine_types import AnswerEngine, EngineAnswer
 from duocthu_desktop.qa.frame import QueryFrame
 from duocthu_desktop.qa.memory import ConversationStore, Remembered, is_follow_up, loop_exhausted, merge
 from duocthu_desktop.qa.router import DOSING, INTERACTION
-from duocthu_desktop.qa.routing import Route, route, text_has_child_doses
+from duocthu_desktop.qa.routing import Route, route
 from duocthu_desktop.qa.traces import TraceStore
-from duocthu_desktop.qa.understanding import understand
+from duocthu_desktop.qa.understanding import understand, valid_text
 from duocthu_desktop.retrieval.types import SectionResult
 from duocthu_desktop.settings import Settings
 
@@ -87,7 +97,6 @@ class Assistant:
         data = Path(self.settings.data_dir)
         self.conversations = conversations or ConversationStore(data / CONVERSATIONS_FILE)
         self.traces = traces or TraceStore(data / TRACES_FILE)
-        self._child_doses: dict[str, bool] = {}
 
     @classmethod
     def open(cls, settings: Settings, engine_name: str | None = None, embedder=None) -> Assistant:
@@ -113,15 +122,20 @@ class Assistant:
 
     # ---- DosingFacts, for the routing table ---------------------------------------------------
 
-    def has_child_doses(self, drug_id: str) -> bool:
-        if drug_id not in self._child_doses:
-            section = self.service.retrieve_framed(drug_id, DOSING)
-            self._child_doses[drug_id] = text_has_child_doses(section.text)
-        return self._child_doses[drug_id]
+    def missing_dose_fact(self, frame: QueryFrame) -> Literal["population", "age_or_weight"] | None:
+        section = self.service.retrieve_framed(frame.drug_ids[0], DOSING)
+        chunks = ordered_chunks(section)
+        if not chunks:
+            return None
+        fit = dose_fit.choose(section_rows(frame.drug_ids[0], chunks), dose_fit.Patient.from_frame(frame))
+        if fit.ask_population:
+            return "population"
+        return "age_or_weight" if fit.ask_age_or_weight else None
 
     # ---- one turn -------------------------------------------------------------------------------
 
     def ask(self, question: str, conversation_id: str | None = None) -> AnswerPayload:
+        question, conversation_id = valid_text(question), conversation_id and valid_text(conversation_id)
         timings: dict[str, float] = {}
         start = time.perf_counter()
         frame = understand(question, self.catalog)
@@ -144,15 +158,25 @@ class Assistant:
 
         if answer.decision == "clarify" and loop_exhausted(prior):
             answer = _abstain(Reason.CLARIFY_LOOP_EXHAUSTED)
+        answer = self._say_trade_names(frame, answer)
         step = time.perf_counter()
         payload = self._finish(answer, evidence)
         timings["grounding"] = time.perf_counter() - step
 
         if conversation_id:
-            self.conversations.save(conversation_id, frame, payload.decision, payload.reason, prior)
+            self.conversations.save(conversation_id, frame, payload.decision, payload.reason)
         timings["total"] = time.perf_counter() - start
         self.traces.record(question, frame, payload, timings, conversation_id, decision.rule)
         return payload
+
+    def _say_trade_names(self, frame: QueryFrame, answer: EngineAnswer) -> EngineAnswer:
+        """A drug recognised only by a trade name is said to be so, so the person can see how the name was read
+        ('Zovirax: sách ghi là tên thương mại của Aciclovir.')."""
+        if not frame.via_trade_name or answer.decision == "abstain" and not answer.blocks:
+            return answer
+        notes = [f"{typed}: sách ghi là tên thương mại của {self.catalog.title(drug_id).capitalize()}."
+                 for drug_id, typed in frame.via_trade_name.items() if drug_id in frame.drug_ids]
+        return answer.model_copy(update={"message": join_messages(*notes, answer.message)}) if notes else answer
 
     # ---- paths ------------------------------------------------------------------------------------
 
@@ -164,7 +188,8 @@ class Assistant:
                 message=decision.message,
                 quick_replies=decision.quick_replies,
             )
-            return self._warn_first(frame, answer, evidence) if decision.action == "clarify" else answer
+            warn = decision.action == "clarify" and decision.warn_first
+            return self._warn_first(frame, answer, evidence) if warn else answer
         if self.engine is None:
             return _abstain(Reason.PROVIDER_UNAVAILABLE)
         if decision.action == "interaction":
@@ -197,11 +222,11 @@ class Assistant:
         self, frame: QueryFrame, answer: EngineAnswer, evidence: dict[str, str], drug_ids: list[str] | None = None
     ) -> EngineAnswer:
         """The book's statements about this patient (contraindications first) before the dose or clarify."""
-        if frame.turn_type not in ("dosing", "drug_attribute") or not _has_patient_facts(frame):
+        if frame.turn_type not in ("dosing", "drug_attribute") or not warning_rules.Patient.of(frame).any():
             return answer
         for drug_id in reversed(drug_ids or frame.drug_ids):
             sections: dict[str, SectionResult] = {}
-            for key in patient_warnings.SECTION_KEYS:
+            for key in (*patient_warnings.SECTION_KEYS, patient_warnings.INDICATIONS):
                 section = self.service.retrieve_framed(drug_id, key)
                 if section.chunks and self.service.decide(section).decision != "abstain":
                     sections[key] = section
@@ -280,6 +305,9 @@ class Assistant:
             titles = {m.drug_id: self.catalog.title(m.drug_id) for m in self.service.monographs}
             return condition_answer.answer_contraindicated(frame, sections, titles)
         hits = self.service.search_indication(frame.condition or "")
+        if not hits and getattr(self.service, "dense_error", None):  # the model failed, not the book
+            return EngineAnswer(decision="abstain", reason=Reason.PROVIDER_UNAVAILABLE.value,
+                                message=EMBEDDER_UNAVAILABLE)
         if not hits:
             return EngineAnswer(decision="clarify", reason=Reason.NO_INDICATION.value,
                                 message=message_for(Reason.NO_INDICATION))

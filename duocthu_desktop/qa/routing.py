@@ -13,28 +13,28 @@ from typing import Literal, Protocol
 
 from duocthu_desktop.messages import message_for
 from duocthu_desktop.payload import Reason
+from duocthu_desktop.qa import plausibility
 from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.textmatch import Text, find
 from duocthu_desktop.text import fold
 
 Action = Literal["abstain", "clarify", "greet", "single", "interaction", "condition"]
 
-CHILD_POPULATIONS = frozenset({"tre_em", "so_sinh"})
-
 # Conditions too broad to pick indications from: the person is asked which one they mean.
-AMBIGUOUS_CONDITIONS: frozenset[str] = frozenset(
-    fold(c)
-    for c in (
-        "đau", "bệnh", "viêm", "nhiễm", "nhiễm trùng", "nhiễm khuẩn", "ung thư", "rối loạn", "suy", "khó chịu",
-        "mệt", "mệt mỏi", "ốm", "bệnh tim", "bệnh gan", "bệnh thận", "tim", "gan", "thận", "phổi", "dạ dày",
-    )
+_AMBIGUOUS_WRITTEN: tuple[str, ...] = (
+    "đau", "bệnh", "viêm", "nhiễm", "nhiễm trùng", "nhiễm khuẩn", "ung thư", "rối loạn", "suy", "khó chịu",
+    "mệt", "mệt mỏi", "ốm", "bệnh tim", "bệnh gan", "bệnh thận", "tim", "gan", "thận", "phổi", "dạ dày",
 )
+AMBIGUOUS_CONDITIONS: frozenset[str] = frozenset(fold(c) for c in _AMBIGUOUS_WRITTEN)
 
 
 class DosingFacts(Protocol):
-    """What the book's dosage section of one drug says about groups (answered from the index)."""
+    """What the book's dosage section of one drug needs to know about this patient (answered from the index by
+    `dosage.fit`, the same rules that choose the doses)."""
 
-    def has_child_doses(self, drug_id: str) -> bool:
-        """The section states a dose for children or neonates (not just 'not established in children')."""
+    def missing_dose_fact(self, frame: QueryFrame) -> Literal["population", "age_or_weight"] | None:
+        """'population' when the doses that fit differ between children and adults and the group is unknown;
+        'age_or_weight' when a child's doses differ by an age or weight not given; None otherwise."""
         ...
 
 
@@ -45,6 +45,7 @@ class Route:
     reason: Reason | None = None
     message: str = ""
     quick_replies: list[str] = field(default_factory=list)
+    warn_first: bool = True  # a clarify may show the book's warnings for this patient first (not on doubted facts)
 
 
 Row = tuple[str, Callable[[QueryFrame, DosingFacts], bool], Callable[[QueryFrame], Route]]
@@ -55,16 +56,11 @@ def _dosing_known_drug(frame: QueryFrame) -> bool:
 
 
 def _needs_population(frame: QueryFrame, facts: DosingFacts) -> bool:
-    return _dosing_known_drug(frame) and frame.population is None and facts.has_child_doses(frame.drug_ids[0])
+    return _dosing_known_drug(frame) and facts.missing_dose_fact(frame) == "population"
 
 
 def _needs_child_facts(frame: QueryFrame, facts: DosingFacts) -> bool:
-    if not (_dosing_known_drug(frame) and frame.population in CHILD_POPULATIONS):
-        return False
-    if not facts.has_child_doses(frame.drug_ids[0]):
-        return False
-    age_known = frame.age_years is not None or frame.population == "so_sinh"
-    return not (age_known and frame.weight_kg is not None)
+    return _dosing_known_drug(frame) and facts.missing_dose_fact(frame) == "age_or_weight"
 
 
 def pediatric_question(frame: QueryFrame) -> str:
@@ -79,8 +75,12 @@ def pediatric_question(frame: QueryFrame) -> str:
 
 
 def _is_ambiguous(condition: str) -> bool:
+    """Typed with diacritics, compared with them ("bệnh than" is anthrax, not "bệnh thận"); plain, folded."""
     words = re.sub(r"[^\w\s]", " ", fold(condition)).split()
-    return " ".join(words) in AMBIGUOUS_CONDITIONS
+    if " ".join(words) not in AMBIGUOUS_CONDITIONS:
+        return False
+    text = Text.of(re.sub(r"[^\w\s]", " ", condition))
+    return any((m := find(text, c, strict=True)) and m.span() == (0, len(text.norm)) for c in _AMBIGUOUS_WRITTEN)
 
 
 def _condition_route(frame: QueryFrame) -> Route:
@@ -113,6 +113,13 @@ def _not_in_formulary(frame: QueryFrame) -> Route:
 
 TABLE: tuple[Row, ...] = (
     ("non_human", lambda f, _: f.non_human, _abstain("non_human", Reason.OUT_OF_SCOPE)),
+    # "nặng 5000 kg", "200 tuổi": asked back, repeating what was read, before anything uses the value
+    (
+        "implausible_patient_value",
+        lambda f, _: bool(plausibility.implausible(f)),
+        lambda f: Route("implausible_patient_value", "clarify", Reason.NEEDS_MORE_INFO,
+                        plausibility.clarify_message(f) or "", warn_first=False),
+    ),
     (
         "dosing_without_population",
         _needs_population,
@@ -164,18 +171,3 @@ def route(frame: QueryFrame, facts: DosingFacts) -> Route:
         if when(frame, facts):
             return then(frame)
     raise AssertionError("the last row always matches")
-
-
-# ---- the book fact the table asks for ------------------------------------------------------------
-
-_CHILD_WORDS = re.compile(r"\b(tre em|tre nho|tre so sinh|tre|so sinh|thieu nien|nhi)\b|\d+\s*(tuoi|thang tuoi)")
-_DOSE = re.compile(r"\d+(?:[.,]\d+)?\s*(?:mg|g|microgam|mcg|ml|don vi|ui|mmol)\b")
-_SENTENCE_END = re.compile(r"(?<=[.;])\s+|\n+")
-
-
-def text_has_child_doses(section_text: str) -> bool:
-    """Some sentence of a dosage section names children (or an age) and states a dose in it."""
-    for sentence in _SENTENCE_END.split(fold(section_text)):
-        if _CHILD_WORDS.search(sentence) and _DOSE.search(sentence):
-            return True
-    return False

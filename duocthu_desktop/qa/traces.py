@@ -1,55 +1,32 @@
 """Turn traces in SQLite: question, frame, decision, reason, citations and timings of every turn.
 
-Personal data is scrubbed before anything is written: phone numbers, ID card numbers (CMND 9 digits, CCCD 12)
-and names after words like "bệnh nhân", "tên", "anh", "chị", "ông", "bà". Doses ("500 mg", "0,5 - 1 g") are not
-personal and stay. A trace store that fails never fails the turn.
+Personal data is masked before anything is written (`personal_data`: phones, ID numbers, emails, names, and their
+pieces in the frame's word lists), the question is capped, the conversation id is a digest. Past `max_bytes` the
+live file's rows move to `traces.1.sqlite3`, the older files shift up and the one past `keep` is deleted. A trace
+store that fails never fails the turn.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import re
+import os
 import sqlite3
 import time
+import uuid
+from pathlib import Path
 
 from duocthu_desktop.payload import AnswerPayload
 from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.personal_data import conversation_key, stored_frame, stored_text
 from duocthu_desktop.qa.sqlite_file import SqliteFile
 
 log = logging.getLogger(__name__)
 
-PHONE_MASK = "[SĐT]"
-ID_MASK = "[SỐ ĐỊNH DANH]"
-NAME_MASK = "[TÊN]"
+MAX_BYTES = 5_000_000
+KEEP_FILES = 3
 
-# Vietnamese phones: 0 or +84 then 9-10 digits, with optional spaces, dots or dashes between groups.
-_PHONE = re.compile(r"(?<![\w])(?:\+84|0084|0)(?:[\s.\-]?\d){8,10}(?![\w])")
-# CMND (9 digits) / CCCD (12 digits), written together or in groups of three/four.
-_ID = re.compile(r"(?<![\w,.])(?:\d{12}|\d{9}|\d{3}[\s.\-]\d{3}[\s.\-]\d{3}(?:[\s.\-]\d{3})?)(?![\w,.])")
-_UPPER = "A-ZÀÁẢÃẠĂẰẮẲẴẶÂẦẤẨẪẬĐÈÉẺẼẸÊỀẾỂỄỆÌÍỈĨỊÒÓỎÕỌÔỒỐỔỖỘƠỜỚỞỠỢÙÚỦŨỤƯỪỨỬỮỰỲÝỶỸỴ"
-_NAME_WORD = rf"[{_UPPER}][\w]*"
-_TITLES = (
-    r"bệnh nhân|bệnh nhi|người bệnh|tên là|tên|họ tên|anh|chị|ông|bà|cô|chú|bác|cháu|em|bé|bn|bệnh nhân tên"
-)
-_NAME_AFTER_TITLE = re.compile(
-    rf"(?i:\b(?:{_TITLES}))(?::)?\s+({_NAME_WORD}(?:\s+{_NAME_WORD}){{0,4}})"
-)
-
-
-def scrub(text: str) -> str:
-    """The text with phone numbers, ID numbers and personal names masked."""
-    text = _PHONE.sub(PHONE_MASK, text)
-    text = _ID.sub(ID_MASK, text)
-
-    def _mask(m: re.Match[str]) -> str:
-        return m.group(0)[: m.start(1) - m.start(0)] + NAME_MASK
-
-    return _NAME_AFTER_TITLE.sub(_mask, text)
-
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS traces (
+_COLUMNS = """
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     ts REAL NOT NULL,
     conversation_id TEXT,
@@ -61,12 +38,20 @@ CREATE TABLE IF NOT EXISTS traces (
     engine TEXT,
     citations TEXT NOT NULL,
     timings TEXT NOT NULL
-)
 """
+_SCHEMA = f"CREATE TABLE IF NOT EXISTS traces ({_COLUMNS})"
+_ERRORS = (sqlite3.Error, OSError, UnicodeError, ValueError)
 
 
 class TraceStore(SqliteFile):
     schema = _SCHEMA
+    # a new file gives its deleted pages back to the disk, so the live file shrinks after a rotation
+    pragmas = (*SqliteFile.pragmas, "PRAGMA auto_vacuum = FULL")
+
+    def __init__(self, path: Path, timeout: float = 1.0, max_bytes: int = MAX_BYTES, keep: int = KEEP_FILES) -> None:
+        super().__init__(path, timeout)
+        self.max_bytes = max_bytes
+        self.keep = keep
 
     def record(
         self,
@@ -77,37 +62,43 @@ class TraceStore(SqliteFile):
         conversation_id: str | None = None,
         rule: str | None = None,
     ) -> bool:
-        citations = [
-            {"chunk_id": c.chunk_id, "printed_page": c.printed_page, "section_key": c.section_key}
-            for c in payload.citations
-        ]
-        row = (
-            time.time(),
-            conversation_id,
-            scrub(question),
-            scrub(frame.model_dump_json()),
-            rule,
-            payload.decision,
-            payload.reason,
-            payload.engine,
-            json.dumps(citations, ensure_ascii=False),
-            json.dumps({k: round(v, 4) for k, v in timings.items()}),
-        )
         try:
+            citations = [
+                {"chunk_id": c.chunk_id, "printed_page": c.printed_page, "section_key": c.section_key}
+                for c in payload.citations
+            ]
+            kept = stored_frame(frame, said=question)
+            keep = [*frame.drug_mentions.values(), *frame.via_trade_name.values()]
+            row = (
+                time.time(),
+                conversation_key(conversation_id) if conversation_id else None,
+                stored_text(question, keep),
+                kept.model_dump_json(),
+                rule,
+                payload.decision,
+                payload.reason,
+                payload.engine,
+                json.dumps(citations, ensure_ascii=False),
+                json.dumps({k: round(v, 4) for k, v in timings.items()}),
+            )
             conn = self._connect()
             try:
-                with conn:
-                    conn.execute(
-                        "INSERT INTO traces (ts, conversation_id, question, frame, rule, decision, reason, engine, "
-                        "citations, timings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        row,
-                    )
+                conn.execute(
+                    "INSERT INTO traces (ts, conversation_id, question, frame, rule, decision, reason, engine, "
+                    "citations, timings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )
             finally:
                 conn.close()
-            return True
-        except (sqlite3.Error, OSError) as exc:
+        except _ERRORS as exc:
             log.warning("trace store unwritable (%s): turn not traced", exc)
             return False
+        try:
+            if self.path.stat().st_size > self.max_bytes:
+                self._rotate()
+        except _ERRORS as exc:
+            log.warning("trace store not rotated (%s)", exc)
+        return True
 
     def recent(self, limit: int = 50) -> list[dict]:
         conn = self._connect()
@@ -117,3 +108,36 @@ class TraceStore(SqliteFile):
             return [dict(r) for r in rows]
         finally:
             conn.close()
+
+    # ---- rotation ------------------------------------------------------------------------------------
+
+    def rotated(self, n: int) -> Path:
+        """The n-th older file: traces.1.sqlite3 is the most recent one."""
+        return self.path.with_name(f"{self.path.stem}.{n}{self.path.suffix}")
+
+    def _rotate(self) -> None:
+        """Move the live file's rows into a new file, under the live file's write lock. The live file itself is
+        never renamed, so a writer in another process never writes to a file that has moved away."""
+        fresh = self.path.with_name(f"{self.path.stem}.rotating-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        conn = self._connect()
+        try:
+            conn.execute("ATTACH DATABASE ? AS archive", (str(fresh),))
+            with self._transaction(conn):
+                used = conn.execute("PRAGMA main.page_count").fetchone()[0]
+                used -= conn.execute("PRAGMA main.freelist_count").fetchone()[0]
+                if used * conn.execute("PRAGMA main.page_size").fetchone()[0] <= self.max_bytes:
+                    return  # another turn rotated it first
+                conn.execute(f"CREATE TABLE archive.traces ({_COLUMNS})")
+                conn.execute("INSERT INTO archive.traces SELECT * FROM main.traces")
+                conn.execute("DELETE FROM main.traces")
+            conn.execute("DETACH DATABASE archive")
+            self.rotated(self.keep).unlink(missing_ok=True)
+            for n in range(self.keep - 1, 0, -1):
+                if self.rotated(n).exists():
+                    self.rotated(n).replace(self.rotated(n + 1))
+            fresh.replace(self.rotated(1))
+            if conn.execute("PRAGMA freelist_count").fetchone()[0]:
+                conn.execute("VACUUM")  # a file made before auto_vacuum: give its pages back once
+        finally:
+            conn.close()
+            fresh.unlink(missing_ok=True)

@@ -13,21 +13,28 @@ from duocthu_desktop.qa.catalog import Catalog
 from duocthu_desktop.qa.frame import QueryFrame
 from duocthu_desktop.qa.lexicon import (
     ADR,
+    CAN_USE_PHRASES,
     CAUSE_PHRASES,
     CONDITION_FILLER_WORDS,
     CONDITION_TAIL_WORDS,
     CONTRAINDICATED_IN_PHRASES,
     CONTRAINDICATIONS,
+    FOLLOW_UP_OPENERS,
+    FOLLOW_UP_TAIL_WORDS,
+    GENERAL_WORDS,
     GROUP_HEAD_WORDS,
     GROUP_PREPOSITIONS,
     JOINERS,
+    PARTNER_JOINER_WORDS,
+    PARTNER_LEAD_WORDS,
+    PARTNER_QUESTION_WORDS,
     RANKING_PHRASES,
     TWO_DRUG_CUES,
     WHICH_DRUG_PHRASES,
     expand_abbreviations,
 )
 from duocthu_desktop.qa.router import DOSING, INTERACTION, mentions_interaction, route_section
-from duocthu_desktop.qa.textmatch import Text, any_of, first_of
+from duocthu_desktop.qa.textmatch import Text, any_of, first_of, has_diacritics
 from duocthu_desktop.text import fold
 
 _JOINERS = JOINERS
@@ -47,6 +54,17 @@ _WHICH_AROUND_FOLDED = re.compile(r"(?<!\w)thuoc((?:\s+\w+){1,4}?)\s+(?:nao|gi)(
 _DRUG_WORD = ("thuốc",)
 _GROUP_PREPOSITIONS = frozenset(fold(w) for w in GROUP_PREPOSITIONS)
 _GROUP_HEADS = frozenset(fold(w) for w in GROUP_HEAD_WORDS)
+
+
+def valid_text(text: str) -> str:
+    """The text as valid Unicode: bytes the OS could not decode (lone surrogates, as `os.fsdecode` keeps them)
+    become U+FFFD, the valid UTF-8 around them kept, so no later write (store, trace, JSON) fails on them."""
+    if not any("\ud800" <= ch <= "\udfff" for ch in text):
+        return text
+    try:  # undo surrogateescape first: the valid bytes around the bad ones come back as what they were
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate surrogateescape never makes (an unpaired "\ud800" from a caller)
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def understand(text: str, catalog: Catalog) -> QueryFrame:
@@ -91,7 +109,7 @@ def understand(text: str, catalog: Catalog) -> QueryFrame:
         via_trade_name=resolution.via_trade_name,
         ranking=any_of(clean, RANKING_PHRASES),
     )
-    frame.turn_type = _turn_type(frame, clean, interaction_cue)
+    frame.turn_type = _turn_type(frame, clean, interaction_cue, ask.phrase in CAN_USE_PHRASES)
     if frame.turn_type == "contraindicated_in":
         frame.section_key = CONTRAINDICATIONS
         frame.condition = _contraindicated_in_what(clean) or frame.condition
@@ -101,10 +119,52 @@ def understand(text: str, catalog: Catalog) -> QueryFrame:
         frame.condition = _condition_around_which(clean) or frame.condition
     if frame.turn_type == "interaction":
         frame.section_key = INTERACTION
-    return patient_facts.add_patient_facts(frame, clean.raw)
+    frame = patient_facts.add_patient_facts(frame, clean.raw)
+    if _names_nothing(frame):
+        partner = _follow_up_partner(clean)
+        if partner:  # "Còn với thuốc có sắt thì sao?": a partner for the conversation's drug (see memory)
+            frame.drug_classes = [partner]
+    return frame
 
 
-def _turn_type(frame: QueryFrame, text: Text, interaction_cue: bool) -> str:
+def _names_nothing(frame: QueryFrame) -> bool:
+    facts = (frame.population, frame.age_years, frame.weight_kg, frame.route, frame.clcr, frame.condition)
+    return (
+        frame.turn_type == "unknown" and frame.section_key is None
+        and not (frame.drug_ids or frame.unknown_drugs or frame.drug_classes)
+        and all(f is None for f in facts)
+        and not (frame.pregnant or frame.breastfeeding or frame.renal_impairment or frame.hepatic_impairment)
+    )
+
+
+def _is_word(typed: str, words: tuple[str, ...]) -> bool:
+    """As typed, or folded when typed without diacritics."""
+    return typed in words or (not has_diacritics(typed) and typed in {fold(w) for w in words})
+
+
+def _follow_up_partner(text: Text) -> str | None:
+    """The partner of 'Còn (với) thuốc có sắt thì sao?' ('sắt'): a turn opened by "còn" or a joiner, the lead and
+    tail words dropped, one to three words left, none of them a question word and not all general words."""
+    words = re.findall(r"\w+", text.norm)
+    i = 0
+    while i < len(words) and _is_word(words[i], FOLLOW_UP_OPENERS):
+        i += 1
+    j = i
+    while j < len(words) and _is_word(words[j], PARTNER_LEAD_WORDS):
+        j += 1
+    k = len(words)
+    while k > j and _is_word(words[k - 1], FOLLOW_UP_TAIL_WORDS):
+        k -= 1
+    opened = i > 0 or any(_is_word(w, PARTNER_JOINER_WORDS) for w in words[:j])
+    partner = words[j:k]
+    if not opened or not 0 < len(partner) <= 3 or any(_is_word(w, PARTNER_QUESTION_WORDS) for w in partner):
+        return None
+    if all(_is_word(w, GENERAL_WORDS) for w in partner):
+        return None
+    return " ".join(partner)
+
+
+def _turn_type(frame: QueryFrame, text: Text, interaction_cue: bool, can_use: bool = False) -> str:
     if frame.non_human or frame.non_medical:
         return "out_of_scope"
     if not frame.drug_ids:
@@ -121,9 +181,11 @@ def _turn_type(frame: QueryFrame, text: Text, interaction_cue: bool) -> str:
             return "smalltalk"
     partners = len(frame.drug_ids) + len(frame.unknown_drugs) + len(frame.drug_classes)
     if frame.drug_ids and partners >= 2:
-        if interaction_cue or (frame.section_key is None and any_of(text, _JOINERS)):
+        # "có dùng được không" with two drugs asks whether they can be used together, not for a contraindication
+        open_ask = frame.section_key is None or can_use
+        if interaction_cue or (open_ask and any_of(text, _JOINERS)):
             return "interaction"
-        if frame.section_key is None and any_of(text, TWO_DRUG_CUES):
+        if open_ask and any_of(text, TWO_DRUG_CUES):
             # "Đang dùng warfarin thì uống paracetamol có ảnh hưởng gì không?", "X có ảnh hưởng đến nồng độ Y?"
             return "interaction"
     if frame.section_key is None and frame.drug_ids and partners == 1 and any_of(text, CAUSE_PHRASES):

@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from duocthu_desktop.dosage.words import ADULT_YEARS
+from duocthu_desktop.dosage.words import ADULT_YEARS, ELDERLY_YEARS
+from duocthu_desktop.qa.comorbidities import Said, bears_on
 from duocthu_desktop.qa.frame import QueryFrame
 
-ELDERLY_AGE = 65.0
+# The patient topics a sentence can bear on; "benh_kem" is a condition the person says the patient has.
+TOPICS = ("mang_thai", "cho_con_bu", "tre_em", "nguoi_cao_tuoi", "suy_than", "suy_gan", "benh_kem")
 _EPS = 1e-6
 _NUM = r"(\d+(?:,\d+)?)"
 
@@ -29,10 +31,14 @@ class Patient:
     renal: bool = False
     clcr: float | None = None
     hepatic: bool = False
+    said: Said | None = None  # the conditions the person says the patient has, as content words
 
     @classmethod
-    def of(cls, frame: QueryFrame) -> Patient:
+    def of(cls, frame: QueryFrame, indications: str = "") -> Patient:
+        """`indications`: the drug's Chỉ định, whose conditions are why it is asked about, not warnings."""
+        said = Said.of(frame.question, list(frame.drug_mentions.values())).without(indications)
         return cls(
+            said=said if said is not None and said.any() else None,
             pregnant=frame.pregnant or frame.population == "mang_thai",
             trimester=frame.trimester,
             breastfeeding=frame.breastfeeding or frame.population == "cho_con_bu",
@@ -48,7 +54,7 @@ class Patient:
 
     @property
     def elderly(self) -> bool:
-        return self.age is not None and self.age[0] >= 60.0
+        return self.age is not None and self.age[0] >= ELDERLY_YEARS
 
     def has(self, topic: str) -> bool:
         return {
@@ -58,10 +64,11 @@ class Patient:
             "nguoi_cao_tuoi": self.elderly,
             "suy_than": self.renal or self.clcr is not None,
             "suy_gan": self.hepatic,
+            "benh_kem": self.said is not None,
         }[topic]
 
     def any(self) -> bool:
-        return any(self.has(t) for t in ("mang_thai", "cho_con_bu", "tre_em", "nguoi_cao_tuoi", "suy_than", "suy_gan"))
+        return any(self.has(t) for t in TOPICS)
 
 
 def _age_interval(frame: QueryFrame) -> tuple[float, float] | None:
@@ -75,7 +82,7 @@ def _age_interval(frame: QueryFrame) -> tuple[float, float] | None:
     return {
         "so_sinh": (0.0, 28 / 365),
         "tre_em": (0.0, ADULT_YEARS - _EPS),
-        "nguoi_cao_tuoi": (ELDERLY_AGE, 150.0),
+        "nguoi_cao_tuoi": (ELDERLY_YEARS, 150.0),
     }.get(frame.population or "")
 
 
@@ -164,7 +171,8 @@ RENAL_WORDS = re.compile(
     _W + _NOT_CAUSED
     + r"(?:suy thận|bệnh thận|bệnh lý thận|(?:suy giảm|giảm|rối loạn|suy) chức năng thận"
     r"|chức năng thận (?:bị )?(?:suy|giảm|kém)|clcr|thanh thải creatinin|lọc cầu thận|creatinin huyết"
-    r"|lọc máu|thẩm phân|thận nhân tạo|(?:suy|giảm) chức năng gan (?:hay|hoặc|và) (?:chức năng )?thận)" + _E,
+    r"|lọc máu|thẩm phân|thận nhân tạo|vô niệu|thiểu niệu|(?:suy|giảm) chức năng gan (?:hay|hoặc|và) (?:chức năng )?thận)"
+    + _E,
     re.IGNORECASE,
 )
 HEPATIC_WORDS = re.compile(
@@ -195,6 +203,8 @@ def topics_of(sentence: str, patient: Patient, own_section: tuple[str, ...] | No
         found.append("suy_than")
     if patient.hepatic and HEPATIC_WORDS.search(low):
         found.append("suy_gan")
+    if patient.said is not None and bears_on(sentence, patient.said):
+        found.append("benh_kem")
     return tuple(found)
 
 

@@ -1,10 +1,11 @@
 """EmbeddingGemma-300M on the CPU through sentence-transformers, behind the `Embedder` protocol.
 
-The folder is checked (`models.embedding_gemma.check_assembled`) before anything is loaded, so a missing,
-partial or tampered model raises ModelError instead of loading; weights that pass the check but still fail to
-load (truncated or corrupt) raise ModelError too, never a library's own exception. Nothing is ever fetched from
-a hub. `LazyEmbedder` defers the ~10 s load until a dense search really needs it, and remembers a failed load
-so later questions are not slowed by retrying it.
+The weights' sha256 is checked (`models.embedding_gemma.check_assembled`, about 1 s) before anything is
+loaded, at every load: a missing, truncated or tampered model raises ModelError (the message `duocthu-models
+verify` gives) instead of loading, and a copied folder with the right hash loads whatever its file dates.
+Weights that pass but still fail inside the library raise ModelError too, never a library's own exception.
+Nothing is ever fetched from a hub. `LazyEmbedder` defers the ~10 s load until a dense search really needs
+it, and remembers a failed load so later questions are not slowed by retrying (or re-hashing) it.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ class SentenceTransformerEmbedder:
         except ModelError:
             raise
         except Exception as err:  # noqa: BLE001 - corrupt weights fail inside torch/safetensors in many ways
-            raise ModelError(f"Embedding model at {folder} cannot be loaded ({type(err).__name__}: {err}); "
+            detail = " ".join(str(err).split())  # one line: torch's messages span several
+            raise ModelError(f"Embedding model at {folder} cannot be loaded ({type(err).__name__}: {detail}); "
                              "run `duocthu-models verify`, then `duocthu-models prepare`.") from err
 
     def _load(self, folder: Path) -> None:

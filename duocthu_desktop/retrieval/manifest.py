@@ -1,19 +1,23 @@
 """`manifest.json` of an index: what it was built from and with which model, so a mismatch is refused.
 
 An index embedded with one model cannot be searched with another model's query vectors: the numbers would
-compare fine and mean nothing. `check_model` turns that into a clear IndexError_.
+compare fine and mean nothing. `check_model` turns that into a clear IndexError_. The manifest also records
+how many rows the build wrote into each artifact; `check_artifacts` refuses a folder whose files no longer
+hold them (an emptied monographs.jsonl must not read as "no drug is in the formulary").
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from duocthu_desktop import atomic
-from duocthu_desktop.artifacts import CHUNK_SCHEMA_VERSION, Chunk
+from duocthu_desktop.artifacts import CHUNK_SCHEMA_VERSION, CHUNKS_FILE, MONOGRAPHS_FILE, REPORT_FILE, Chunk
+from duocthu_desktop.dosage.rows import DOSING_FILE
 from duocthu_desktop.errors import IndexError_
 
 MANIFEST_FILE = "manifest.json"
@@ -34,6 +38,8 @@ class IndexManifest(BaseModel):
     distance: str = "cosine"
     collection: str = Field(description="Chroma collection name (unique per corpus and model, for server mode)")
     chunk_count: int
+    monograph_count: int | None = Field(None, description="rows of monographs.jsonl; None for older builds")
+    dosing_rows: int | None = Field(None, description="rows of dosing.jsonl; None when the build wrote none")
     built_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     build_seconds: float | None = None
 
@@ -77,3 +83,87 @@ def read_manifest(index_dir: Path) -> IndexManifest:
         raise IndexError_(f"The index at {index_dir} holds chunk schema {manifest.chunk_schema_version}; this "
                           f"version reads {CHUNK_SCHEMA_VERSION}: {REBUILD_HINT}.")
     return manifest
+
+
+# ---- do the artifacts still hold what the build wrote? ----------------------------------------------------
+
+
+def count_rows(path: Path) -> int:
+    """Rows of a JSONL artifact, counted without parsing: non-blank lines, less chunks.jsonl's header line."""
+    rows, first = 0, True
+    with open(path, "rb") as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            if first and b'"schema_version"' in line and b'"chunk_id"' not in line:
+                first = False
+                continue
+            first = False
+            rows += 1
+    return rows
+
+
+def _report_counts(index_dir: Path) -> dict:
+    try:
+        report = json.loads((Path(index_dir) / REPORT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return report if isinstance(report, dict) else {}
+
+
+def recorded_counts(index_dir: Path, manifest: IndexManifest | None) -> list[tuple[str, int, str]]:
+    """(artifact, rows the build wrote, where that is recorded): from report.json and from the manifest,
+    each where it holds the figure (older builds recorded fewer)."""
+    report = _report_counts(index_dir)
+    found: list[tuple[str, int, str]] = []
+    for name, key in ((MONOGRAPHS_FILE, "monographs"), (CHUNKS_FILE, "chunks"), (DOSING_FILE, "dosing_rows")):
+        value = report.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            found.append((name, value, REPORT_FILE))
+    if manifest is not None:
+        for name, value in ((MONOGRAPHS_FILE, manifest.monograph_count), (CHUNKS_FILE, manifest.chunk_count),
+                            (DOSING_FILE, manifest.dosing_rows)):
+            if value is not None:
+                found.append((name, value, MANIFEST_FILE))
+    return found
+
+
+def count_mismatches(index_dir: Path, manifest: IndexManifest | None, known: dict[str, int] | None = None,
+                     optional: tuple[str, ...] = ()) -> list[str]:
+    """One line per artifact whose rows differ from what the build recorded. `known` holds rows already
+    read by the caller; an artifact named in `optional` may be missing (the app does not read it)."""
+    known = dict(known or {})
+    lines: list[str] = []
+    for name, expected, source in recorded_counts(index_dir, manifest):
+        if name not in known:
+            path = Path(index_dir) / name
+            if not path.is_file():
+                if name not in optional:
+                    lines.append(f"{name} is missing, {source} records {expected} rows")
+                known[name] = -1
+                continue
+            try:
+                known[name] = count_rows(path)
+            except OSError as err:
+                lines.append(f"{name} cannot be read ({err.strerror or type(err).__name__})")
+                known[name] = -1
+                continue
+        if known[name] >= 0 and known[name] != expected:
+            lines.append(f"{name} has {known[name]} rows, {source} records {expected}")
+    return lines
+
+
+def check_artifacts(index_dir: Path, manifest: IndexManifest, monographs: int) -> None:
+    """IndexError_ unless the folder's artifacts hold the rows its build recorded. Cheap (line counts, no
+    Chroma scan), so every open runs it; `monographs` is the number of monographs the caller read."""
+    problems: list[str] = []
+    for line in count_mismatches(index_dir, manifest, {MONOGRAPHS_FILE: monographs}, optional=(DOSING_FILE,)):
+        if not any(p.split()[0] == line.split()[0] for p in problems):  # one line per file is enough here
+            problems.append(line)
+    if monographs == 0 and not problems:
+        problems.append(f"{MONOGRAPHS_FILE} has no rows")
+    if problems:
+        raise IndexError_(
+            f"Chỉ mục tại {index_dir} đã bị hỏng hoặc bị sửa sau khi dựng ({'; '.join(problems)}): "
+            f"hãy dựng lại bằng `duocthu-ingest build --pdf PDF --out DIR`."
+        )

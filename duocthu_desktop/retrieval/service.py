@@ -11,6 +11,7 @@ import logging
 import os
 import re
 import threading
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -18,7 +19,8 @@ from typing import TypeVar
 from duocthu_desktop.artifacts import MONOGRAPHS_FILE, Chunk, Monograph, read_monographs
 from duocthu_desktop.errors import DuocthuError, IndexError_
 from duocthu_desktop.payload import Reason
-from duocthu_desktop.retrieval.manifest import CHROMA_DIR, REBUILD_HINT, read_manifest
+from duocthu_desktop.qa.lexicon import CONDITION_GAP_WORDS, condition_variants
+from duocthu_desktop.retrieval.manifest import CHROMA_DIR, REBUILD_HINT, check_artifacts, read_manifest
 from duocthu_desktop.retrieval.types import (
     ChunkStore,
     Embedder,
@@ -41,6 +43,13 @@ DENSE_INDICATION_MAX_DISTANCE = 0.66
 # Nearest-by-meaning indication hits kept when no phrase matched (a fallback, said so in the answer).
 DENSE_INDICATION_K = 10
 _ALNUM = "a-z0-9"
+# Up to this many words of the book between two words of a condition: only CONDITION_GAP_WORDS ("nhiễm khuẩn
+# [đường] tiết niệu", "giảm [các cơn] đau"), or organs sharing the head word over hyphens ("viêm [não -] màng não",
+# "viêm [tai - mũi -] họng"). Never across other punctuation.
+INDICATION_GAP_WORDS = 2
+_GAP_WORDS = frozenset(w for phrase in CONDITION_GAP_WORDS for w in fold(phrase).split())
+# Vietnamese tone marks (combining): where they sit on a syllable varies ("hoá"/"hóa", "thuỷ"/"thủy").
+_TONE_MARKS = frozenset("\u0300\u0301\u0303\u0309\u0323")
 
 
 def fold_with_offsets(text: str) -> tuple[str, list[int]]:
@@ -65,13 +74,73 @@ def _read_store(what: str, call: Callable[[], T], location: str = "the index") -
                           f"{REBUILD_HINT}.") from err
 
 
-def phrase_pattern(condition: str) -> re.Pattern[str] | None:
-    """Whole words of the folded condition, any whitespace between them, bounded by non-alphanumerics."""
+def phrase_pattern(condition: str, gap: int = 0) -> re.Pattern[str] | None:
+    """Whole words of the folded condition, any whitespace between them, bounded by non-alphanumerics; with `gap`,
+    up to that many other words between two of them. Group i holds the i-th word."""
     words = re.findall(f"[{_ALNUM}]+", fold(condition))
     if not words:
         return None
-    body = r"[\s\-]+".join(re.escape(w) for w in words)
+    between = r"[\s\-]+" if not gap else rf"(?:[\s\-]+[{_ALNUM}]+){{0,{gap}}}?[\s\-]+"
+    body = between.join(f"({re.escape(w)})" for w in words)
     return re.compile(f"(?<![{_ALNUM}]){body}(?![{_ALNUM}])")
+
+
+def _accent_key(word: str) -> tuple[str, str]:
+    """A word's letters with their shape marks, and its tone mark apart (placement-free: "hoá" is "hóa")."""
+    chars = unicodedata.normalize("NFD", word.lower())
+    letters = "".join(ch for ch in chars if ch not in _TONE_MARKS)
+    return unicodedata.normalize("NFC", letters), "".join(sorted(ch for ch in chars if ch in _TONE_MARKS))
+
+
+def _typed_words(condition: str) -> list[str]:
+    """The condition's words as typed (NFC), one for each folded word of `phrase_pattern`; [] if they differ."""
+    typed = re.findall(r"[^\W_]+", unicodedata.normalize("NFC", condition))
+    folded = [w for t in typed for w in re.findall(f"[{_ALNUM}]+", fold(t))]
+    return typed if len(folded) == len(typed) else []
+
+
+def _word_agrees(typed: str, written: str, accented: bool) -> bool:
+    """A condition typed with diacritics means them on every word, its plain words included ("bệnh than" is
+    anthrax, not "bệnh thận"); one typed with none is matched folded."""
+    return not accented or _accent_key(typed) == _accent_key(written)
+
+
+class _Matcher:
+    """One wording of a condition met in a chi_dinh chunk: the whole phrase, or its words with a short gap of the
+    book's own words between them; every word typed with diacritics must carry them in the book too."""
+
+    def __init__(self, typed: list[str], exact: re.Pattern[str], gapped: re.Pattern[str]) -> None:
+        self.typed, self.exact, self.gapped = typed, exact, gapped
+        self.accented = any(fold(w) != w.lower() for w in typed)
+
+    @classmethod
+    def of(cls, condition: str) -> _Matcher | None:
+        exact, gapped = phrase_pattern(condition), phrase_pattern(condition, INDICATION_GAP_WORDS)
+        if exact is None or gapped is None:
+            return None
+        return cls(_typed_words(condition), exact, gapped)
+
+    def find(self, text: str, folded: str, origin: list[int]) -> tuple[int, int] | None:
+        """The (start, end) in `text` of the first acceptable occurrence, or None."""
+        for pattern in (self.exact, self.gapped):
+            pos = 0
+            while (m := pattern.search(folded, pos)) is not None:
+                pos = m.start() + 1
+                if self._acceptable(m, text, folded, origin):
+                    return origin[m.start()], origin[m.end() - 1] + 1
+        return None
+
+    def _acceptable(self, m: re.Match[str], text: str, folded: str, origin: list[int]) -> bool:
+        for i in range(1, (m.lastindex or 0)):
+            gap = folded[m.end(i) : m.start(i + 1)]
+            words = set(re.findall(f"[{_ALNUM}]+", gap))
+            if words and not words <= _GAP_WORDS and not gap.rstrip().endswith("-"):
+                return False
+        for i, typed in enumerate(self.typed, start=1):
+            written = text[origin[m.start(i)] : origin[m.end(i) - 1] + 1]
+            if not _word_agrees(typed, written, self.accented):
+                return False
+        return True
 
 
 class RetrievalService:
@@ -84,6 +153,7 @@ class RetrievalService:
         self._folded: dict[str, tuple[str, list[int]]] = {}
         self._lock = threading.Lock()
         self.manifest = None  # the IndexManifest when opened from a folder
+        self.dense_error: str | None = None  # why the last dense search could not run (a turn says so)
 
     # ---- opening an index folder ------------------------------------------------------------------
 
@@ -105,6 +175,7 @@ class RetrievalService:
         except (OSError, ValueError) as err:
             raise IndexError_(f"The index at {index_dir} has a missing or unreadable {MONOGRAPHS_FILE} "
                               f"({type(err).__name__}): {REBUILD_HINT}.") from err
+        check_artifacts(index_dir, manifest, len(monographs))  # an emptied file is refused, not "no drug"
         if embedder is None:
             from duocthu_desktop.retrieval.embedder import LazyEmbedder
 
@@ -154,15 +225,18 @@ class RetrievalService:
 
     def dense_search(self, query: str, k: int = 8, where: dict | None = None) -> list[tuple[Chunk, float]]:
         """The k nearest chunks by meaning; none when there is no embedder or it cannot load or run."""
+        self.dense_error = None
         if self.embedder is None:
             return []
         try:
             vector = self.embedder.embed([query], "query")[0]
         except DuocthuError as err:
             log.warning("dense search skipped, embedding model unavailable: %s", err)
+            self.dense_error = str(err)
             return []
         except Exception as err:  # noqa: BLE001 - a broken model fails inside torch in many ways
             log.warning("dense search skipped, embedding failed (%s: %s)", type(err).__name__, err)
+            self.dense_error = f"{type(err).__name__}: {err}"
             return []
         return _read_store("nearest chunks", lambda: self.store.query(vector, k, where), self._location)
 
@@ -179,8 +253,10 @@ class RetrievalService:
         return cached
 
     def _lexical_indication(self, condition: str, k: int) -> list[IndicationHit]:
-        pattern = phrase_pattern(condition)
-        if pattern is None:
+        """Drugs whose Chỉ định names the condition or a book name for it (`condition_variants`), in book order,
+        one hit per drug (its first matching chunk), at most `k`."""
+        matchers = [m for v in condition_variants(condition) if (m := _Matcher.of(v)) is not None]
+        if not matchers:
             return []
         hits: list[IndicationHit] = []
         seen: set[str] = set()
@@ -188,12 +264,11 @@ class RetrievalService:
             if chunk.section_key != INDICATION_SECTION or chunk.drug_id in seen:
                 continue
             folded, origin = self._folded_text(chunk)
-            match = pattern.search(folded)
-            if match is None:
+            span = next((sp for m in matchers if (sp := m.find(chunk.text, folded, origin)) is not None), None)
+            if span is None:
                 continue
-            matched = chunk.text[origin[match.start()] : origin[match.end() - 1] + 1]
-            hits.append(IndicationHit(drug_id=chunk.drug_id, chunk=chunk, matched=matched, method="lexical",
-                                      score=1.0))
+            hits.append(IndicationHit(drug_id=chunk.drug_id, chunk=chunk, matched=chunk.text[span[0] : span[1]],
+                                      method="lexical", score=1.0))
             seen.add(chunk.drug_id)
             if len(hits) >= k:
                 break

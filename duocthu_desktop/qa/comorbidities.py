@@ -1,0 +1,143 @@
+"""The patient's own conditions ("bệnh nhân nhược cơ", "đang loét dạ dày") matched against the items the book
+lists in a warning sentence ("Nhược cơ, suy hô hấp nặng.").
+
+Nothing here knows a disease: a sentence is cut into its items at the book's list punctuation and joining words,
+both sides keep only their content words (general words such as "bệnh", "người", "nặng" are dropped), and an item
+bears on the patient when the question holds a run of the item's content words in the item's order: two words or
+more, covering more than half of the item (three words always do) ("hẹp động mạch thận 2 bên" in "Hẹp động mạch thận 2 bên hoặc ..."),
+or the item's only content word when it is a long one ("Parkinson"). A run the question negates ("không có rối
+loạn thần kinh") is not the patient's, and a run whose neighbours point the other way ("tăng huyết áp" against
+"Huyết áp thấp") is not the same condition.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from duocthu_desktop.qa.lexicon import GENERAL_WORDS
+from duocthu_desktop.text import fold
+
+_WORD = re.compile(r"\w+")
+_ITEM_SPLIT = re.compile(
+    r"[,;:()\[\]/]|(?<=[^\d\s])\s[-–]\s(?=[^\d\s])"
+    r"|\s(?:hoặc|hoac|hay|và|va|như|nhu|kể cả|ke ca|bao gồm|bao gom|trừ khi|tru khi|do|vì|vi)\s",
+    re.IGNORECASE,
+)
+_NEGATION = frozenset({"không", "chưa", "khong", "chua"})
+_UP = frozenset({"tăng", "cao", "tang"})
+_DOWN = frozenset({"thấp", "hạ", "giảm", "thap", "ha", "giam"})
+_SINGLE_MIN_LETTERS = 6
+_GENERAL = frozenset(GENERAL_WORDS) | frozenset(fold(w) for w in GENERAL_WORDS) | {"."}
+
+
+@dataclass(frozen=True)
+class Said:
+    """The question's words in order, each with whether it is negated and the clause it stands in."""
+
+    words: tuple[str, ...]
+    negated: tuple[bool, ...]
+    clauses: tuple[int, ...]
+    folded: bool  # the person typed no diacritics: compare folded
+
+    @classmethod
+    def of(cls, question: str, drop: list[str]) -> Said:
+        folded = fold(question) == question.lower()
+        text = fold(question) if folded else question.lower()
+        for name in drop:
+            name = fold(name) if folded else name.lower()
+            if name.strip():
+                text = re.sub(r"(?<!\w)" + re.escape(name.strip()) + r"(?!\w)", " . ", text)
+        words: list[str] = []
+        negated: list[bool] = []
+        clauses: list[int] = []
+        neg, clause = False, 0
+        for token in re.findall(r"\w+|[^\w\s]", text):
+            if not token[0].isalnum():
+                neg, clause = False, clause + 1
+                continue
+            if token in _NEGATION:
+                neg = True
+            words.append(token)
+            negated.append(neg)
+            clauses.append(clause)
+        return cls(tuple(words), tuple(negated), tuple(clauses), folded)
+
+    def without(self, text: str) -> Said:
+        """The question without the conditions `text` (the drug's own indications) names: what a drug is given
+        for is the reason for the question, not a condition to warn about."""
+        text = fold(text) if self.folded else text.lower()
+        printed = " " + " ".join(w for w in _WORD.findall(text) if w not in _GENERAL) + " "
+        content = self.content()
+        drop: set[int] = set()
+        for k in range(len(content)):
+            for end in range(len(content), k + 1, -1):
+                run = content[k:end]
+                if len({self.clauses[i] for i in run}) > 1:
+                    continue
+                if " " + " ".join(self.words[i] for i in run) + " " in printed:
+                    drop.update(run)
+                    break
+        if not drop:
+            return self
+        words = tuple("." if i in drop else w for i, w in enumerate(self.words))
+        return Said(words, self.negated, self.clauses, self.folded)
+
+    def any(self) -> bool:
+        return any(w not in _GENERAL and not w.isdigit() for w in self.words)
+
+    def content(self) -> list[int]:
+        return [i for i, w in enumerate(self.words) if w not in _GENERAL]
+
+
+def bears_on(sentence: str, said: Said) -> bool:
+    """Some item of the sentence is a condition the question says the patient has."""
+    if not said.words:
+        return False
+    text = fold(sentence) if said.folded else sentence.lower()
+    return any(_item_matches(item, said) for item in _ITEM_SPLIT.split(text))
+
+
+def _item_matches(item: str, said: Said) -> bool:
+    raw = _WORD.findall(item)
+    core = [w for w in raw if w not in _GENERAL]
+    if not core:
+        return False
+    content = said.content()
+    if len(core) == 1:
+        word = core[0]
+        return len(word) >= _SINGLE_MIN_LETTERS and not word.isdigit() and any(
+            said.words[i] == word and not said.negated[i] for i in content)
+    for start in range(len(core)):
+        for k, at in enumerate(content):
+            if said.words[at] != core[start] or said.negated[at]:
+                continue
+            # the longest run of the item's words the question holds here, in one clause
+            length = 1
+            while (start + length < len(core) and k + length < len(content)
+                   and said.words[content[k + length]] == core[start + length]
+                   and said.clauses[content[k + length]] == said.clauses[at]):
+                length += 1
+            run = core[start : start + length]
+            if len(run) < 2 or (len(run) * 2 <= len(core) and len(run) < 3) or all(w.isdigit() for w in run):
+                continue
+            if _differs_next(core, start + length, said, content, k + length, at) or _opposite(raw, run, said, at):
+                continue
+            return True
+    return False
+
+
+def _differs_next(core: list[str], item_next: int, said: Said, content: list[int], said_next: int, at: int) -> bool:
+    """'hẹp động mạch thận' said, 'Hẹp động mạch chủ' printed: both go on, with different words."""
+    if item_next >= len(core) or said_next >= len(content):
+        return False
+    nxt = content[said_next]
+    return said.clauses[nxt] == said.clauses[at] and said.words[nxt] != core[item_next]
+
+
+def _opposite(item_words: list[str], run: list[str], said: Said, at: int) -> bool:
+    """'tăng huyết áp' said, 'Huyết áp thấp' printed: the words around the run point opposite ways."""
+    i = item_words.index(run[0])
+    item_around = set(item_words[max(0, i - 1) : i]) | set(item_words[i + len(run) : i + len(run) + 1])
+    said_around = set(said.words[max(0, at - 1) : at]) | set(said.words[at + len(run) : at + len(run) + 1])
+    return bool((item_around & _UP and said_around & _DOWN) or (item_around & _DOWN and said_around & _UP))

@@ -1,0 +1,88 @@
+"""The patient's own conditions against the items of the book's warning sentences (qa.comorbidities), then the
+warnings they raise through the assistant on the sample book. Sentences are the book's own (source/*.md)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from duocthu_desktop.qa.comorbidities import Said, bears_on
+
+
+def said(question: str, drugs: tuple[str, ...] = (), indications: str = "") -> Said:
+    return Said.of(question, list(drugs)).without(indications)
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence"),
+    [
+        ("Bệnh nhân nhược cơ bị mất ngủ, dùng diazepam?", "Nhược cơ, suy hô hấp nặng."),
+        ("Bệnh nhân Parkinson bị nhiễm khuẩn huyết", "Tránh dùng cho người bị bệnh nhược cơ, hội chứng Parkinson "
+                                                    "hoặc có triệu chứng yếu cơ."),
+        ("Bệnh nhân hẹp động mạch thận 2 bên bị tăng huyết áp",
+         "Hẹp động mạch thận 2 bên hoặc hẹp động mạch thận ở thận đơn độc."),
+        ("đang bị loét dạ dày chảy máu", "Biểu hiện cháy máu bệnh lý hoạt động (ví dụ loét dạ dày - tá tràng)."),
+        ("sắp chụp CT có tiêm thuốc cản quang có iod", "Việc tiêm vào mạch máu các thuốc cản quang có iod, có thể "
+                                                      "gây suy thận."),
+        ("benh nhan vo nieu co tiem duoc khong", "Vô niệu hoặc suy thận do các thuốc gây độc đối với thận."),
+    ],
+)
+def test_a_condition_the_patient_has_bears_on_the_item_that_names_it(question: str, sentence: str) -> None:
+    assert bears_on(sentence, said(question, ("diazepam",)))
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence"),
+    [
+        # the other way round: high blood pressure is not "Huyết áp thấp"
+        ("Bệnh nhân tăng huyết áp dùng isosorbid dinitrat", "Huyết áp thấp, trụy tim mạch."),
+        # a different artery: the words go on differently
+        ("Bệnh nhân hẹp động mạch thận 2 bên", "Hẹp động mạch chủ hoặc hẹp van 2 lá."),
+        # negated by the person
+        ("Viêm khớp, không có rối loạn thần kinh", "Người có rối loạn thần kinh trung ương."),
+        # general words only ("mức độ nhẹ", "người lớn") name no condition
+        ("Ỉa chảy ở khách du lịch mức độ nhẹ, người lớn", "Nên tránh dùng trong nhiễm MRSA do mức độ kháng cao."),
+        # one short word in common is not a condition
+        ("Bệnh nhân đau đầu", "Đau thắt ngực không ổn định."),
+    ],
+)
+def test_words_in_common_that_are_not_the_patients_condition(question: str, sentence: str) -> None:
+    assert not bears_on(sentence, said(question))
+
+
+def test_the_condition_the_drug_is_given_for_is_not_a_warning() -> None:
+    """'đái tháo đường' is why metformin is asked about: its Chỉ định names it, so it is not a comorbidity."""
+    question = "Liều metformin cho bệnh nhân đái tháo đường typ 2?"
+    sentence = "Đái tháo đường typ 1, đái tháo đường có nhiễm toan ceton, tiền hôn mê đái tháo đường."
+    assert bears_on(sentence, said(question, ("metformin",)))
+    assert not bears_on(sentence, said(question, ("metformin",), "Đái tháo đường typ 2, không phụ thuộc insulin."))
+
+
+# ---- through the assistant ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("Bệnh nhân nhược cơ bị mất ngủ kèm lo âu, dùng diazepam liều bao nhiêu?", "Nhược cơ"),
+        ("Bệnh nhân Parkinson bị nhiễm khuẩn huyết, tiêm bắp gentamicin liều bao nhiêu?", "Parkinson"),
+        ("Bệnh nhân vô niệu có tiêm furosemid được không?", "Vô niệu"),
+    ],
+)
+def test_a_contraindication_for_the_patients_condition_is_the_answer(assistant, question: str, first: str):
+    payload = assistant.ask(question, f"t-{uuid.uuid4().hex}")
+    assert payload.decision == "answerable", payload.message
+    assert payload.blocks[0].kind == "warning" and "Chống chỉ định" in payload.blocks[0].title
+    assert first in payload.blocks[0].claims[0].text
+    assert not any(b.kind == "dosage" for b in payload.blocks)  # no usual dose beside a contraindication
+
+
+@pytest.mark.integration
+def test_a_contraindicating_renal_threshold_withholds_the_usual_dose(assistant):
+    payload = assistant.ask("Người lớn suy thận, Clcr 40 ml/phút, uống metformin liều bao nhiêu?",
+                            f"t-{uuid.uuid4().hex}")
+    shown = " ".join(c.text for b in payload.blocks for c in b.claims)
+    assert payload.blocks[0].kind == "warning" and "2 500 mg/ngày" not in shown
+    assert "chống chỉ định" in payload.message
