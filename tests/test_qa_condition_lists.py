@@ -84,6 +84,14 @@ def test_lay_names_find_the_books_name(said: str) -> None:
     assert _found(_service(_BOOK), said) == ["thuoc_e"]
 
 
+def test_the_head_word_benh_is_optional_before_a_longer_condition() -> None:
+    service = _service(_BOOK)
+    # "Bệnh thận do đái tháo đường" names the disease without "bệnh" before it
+    assert _found(service, "bệnh đái tháo đường") == ["thuoc_b", "thuoc_e"]
+    assert _found(service, "bệnh tiểu đường") == ["thuoc_b", "thuoc_e"]
+    assert condition_variants("bệnh lậu") == ["bệnh lậu"]  # one word left would be too broad
+
+
 def test_variants_keep_the_persons_typing() -> None:
     assert condition_variants("tiểu đường")[:2] == ["tiểu đường", "đái tháo đường"]
     assert "dai thao duong" in condition_variants("tieu duong")

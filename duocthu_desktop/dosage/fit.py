@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from duocthu_desktop.dosage.parser import classify
@@ -163,7 +163,8 @@ def _within(value: float, lo: float | None, hi: float | None) -> bool:
 
 # Words that name no disease by themselves ("viêm", "nhiễm khuẩn"): an indication must share a specific word.
 _GENERIC_CONDITION_WORDS = frozenset(
-    "viem nhiem khuan benh chung hoi trieu cap man tinh do va o cho nguoi tre em lon bi dieu tri phong du".split()
+    "viem nhiem khuan benh chung hoi trieu cap man tinh do va o cho nguoi tre em lon bi dieu tri phong du kem theo"
+    " khong co".split()
 )
 
 
@@ -186,6 +187,11 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     """The rows of one dosage section that fit the patient, in the book's order, or what to ask first."""
     fit = Fit()
     candidates = [r for r in rows if r.kind in DOSE_KINDS or _specific(r)]
+    if p.renal_impairment and p.clcr is None and not p.dialysis:
+        named = _asked_indication([r for r in candidates if r.renal is None], p)
+        if named and all(r.indication and "thận" in r.indication.lower() for r in named):
+            # "bệnh thận do đái tháo đường" is the disease treated (an indication the book names), not a band
+            p = replace(p, renal_impairment=False)
     # organ: renal rows only for a kidney patient, and then instead of the normal-function doses
     renal = [r for r in candidates if fits_renal(r, p) is True]
     if (p.clcr is not None or p.dialysis or p.renal_impairment) and renal:
@@ -219,7 +225,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
             if not child:
                 fit.notes.append("Dược thư không ghi liều riêng cho trẻ em ở nhóm tuổi/cân nặng này.")
                 return fit
-            candidates = child
+            candidates = _by_group_label(child, p)
             if _child_facts_missing(candidates, p):
                 fit.ask_age_or_weight = True
                 return fit
@@ -316,10 +322,14 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
     if p.question:
         said = _said_words(p.question)
         labels = {id(r): [t for t in (r.indication, *r.headings) if t and _names_a_case(t)] for r in chosen}
-        for label in _distinct(t for ts in labels.values() for t in ts):
+        scores = {t: _naming_score(t, said) for t in _distinct(t for ts in labels.values() for t in ts)}
+        full = [t for t, score in scores.items() if score >= 1.0]
+        best = max(scores.values(), default=0.0)
+        partial = [t for t, score in scores.items() if 0 < score == best < 1.0]
+        for label in full or (partial if len(partial) == 1 else []):
             narrowed = [r for r in chosen if label in labels[id(r)]]
-            if len(narrowed) < len(chosen) and narrowed and _names_indication(label, said):
-                chosen = narrowed  # each label the question names narrows what the others left
+            if narrowed and len(narrowed) < len(chosen):
+                chosen = narrowed  # each label the question names in full narrows what the others left
     return chosen if len(chosen) < len(candidates) else []
 
 
@@ -341,16 +351,31 @@ def _said_words(text: str) -> list[str]:
 
 
 def _names_indication(indication: str, said: list[str]) -> bool:
-    """Every specific word of one alternative of the indication ("Đau thắt ngực không ổn định, nhồi máu cơ tim
-    ...": two alternatives) is a word of the question: as written, or folded where the person typed none."""
+    return _naming_score(indication, said) >= 1.0
+
+
+def _naming_score(indication: str, said: list[str]) -> float:
+    """1.0 when the question names every specific word of one alternative of the heading ("Đau thắt ngực không
+    ổn định, nhồi máu cơ tim ...": two alternatives); else the share of the heading's specific words it names,
+    when that is three in five or more (two words at least); else 0. Words match as written, or folded where the
+    person typed none."""
+
+    def present(word: str) -> bool:
+        return any(q == word or (fold(q) == q and fold(word) == q) for q in said)
+
+    def specific(text: str) -> list[str]:
+        words = [w.lower() for w in re.findall(r"\w+", text) if len(w) > 1 and not w.isdigit()]
+        return [w for w in words if fold(w) not in _GENERIC_CONDITION_WORDS]
+
     for alternative in re.split(r"[,;()]|\s(?:hoặc|và)\s", indication):
-        words = [w.lower() for w in re.findall(r"\w+", alternative) if len(w) > 1]
-        specific = [w for w in words if fold(w) not in _GENERIC_CONDITION_WORDS]
-        if not specific or (len(specific) == 1 and len(specific[0]) < 5):
+        words = specific(alternative)
+        if not words or (len(words) == 1 and len(words[0]) < 5):
             continue
-        if all(any(q == w or (fold(q) == q and fold(w) == q) for q in said) for w in specific):
-            return True
-    return False
+        if all(present(w) for w in words):
+            return 1.0
+    words = specific(indication)
+    found = sum(1 for w in words if present(w))
+    return found / len(words) if found >= 2 and found * 5 >= len(words) * 3 else 0.0
 
 
 def _without(text: str, names: list[str]) -> str:
@@ -374,6 +399,25 @@ def _label_names_elderly(row: DoseRow) -> bool:
     groups it is for (the row's population is then left open: either group)."""
     label = row.text.split(":", 1)[0] if ":" in row.text[:120] else ""
     return any(pop == "nguoi_cao_tuoi" and pattern.search(fold(label)) for pattern, pop in POPULATION_PATTERNS)
+
+
+def _by_group_label(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """Groups the book names by words, not ages ("Trẻ nhỏ:", "Trẻ lớn:"): the one the question names, when it
+    names one of them as printed."""
+    said = " " + " ".join(_said_words(p.question)) + " "
+    labels = {id(r): _opening_label(r) for r in candidates if r.age is None and r.weight_kg is None}
+    distinct = _distinct(label for label in labels.values() if label)
+    if len(distinct) < 2:
+        return candidates
+    named = [label for label in distinct if " " + " ".join(_said_words(label)) + " " in said]
+    if len(named) != 1:
+        return candidates
+    return [r for r in candidates if labels.get(id(r)) in (None, "", named[0]) or id(r) not in labels]
+
+
+def _opening_label(row: DoseRow) -> str:
+    head, colon, _ = row.text.partition(":")
+    return head.strip() if colon and len(head) <= 30 and not any(ch.isdigit() for ch in head) else ""
 
 
 def _groups_differ(candidates: list[DoseRow]) -> bool:

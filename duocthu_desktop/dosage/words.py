@@ -45,7 +45,7 @@ ROUTE_PATTERNS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(_W + r"(?:(?<!kết )(?<!đại )trực tràng|hậu môn|thuốc đạn|viên đạn)" + _E), ("truc_trang",)),
     (re.compile(_W + r"(?:(?:đặt|viên|kem|gel) âm đạo)" + _E), ("dat_am_dao",)),
     (re.compile(_W + r"(?:(?:hít qua )?(?:khí dung|phun sương))" + _E), ("khi_dung",)),
-    (re.compile(_W + r"(?:hít|xịt)" + _E), ("hit",)),
+    (re.compile(_W + r"(?:hít|xịt|(?:dạng )?phun(?! sương))" + _E), ("hit",)),
     (re.compile(_W + r"(?:(?:thuốc )?(?:mỡ )?tra mắt|(?:thuốc )?mỡ mắt)" + _E), ("tra_mat",)),
     (re.compile(_W + r"nhỏ mắt" + _E), ("nho_mat",)),
     (re.compile(_W + r"(?:nhỏ tai|dưới kết mạc|thể thủy tinh)" + _E), ("other",)),
@@ -121,6 +121,10 @@ _AGE_CMP = re.compile(_CMP + r"\s*" + _NUM + r"\s*" + _AGE_UNIT, re.I)
 _PLUS = re.compile(r"\s*(?:tuổi\s*)?(?:trở lên|hoặc (?:lớn hơn|trên))", re.I)
 _POPULATION_WORD = re.compile(r"\b(?:tre|so sinh|nhu nhi|thieu nien|nguoi lon|cao tuoi|benh nhi)\b")
 _WEIGHT_RANGE = re.compile(r"(?<![\d,/])" + _NUM + r"\s*(?:-|–|đến)\s*" + _NUM + r"\s*kg\b(?!\s*/)", re.I)
+# both ends with their own unit: "≥ 14 kg - 21 kg", "> 21 kg - dưới 30 kg"
+_WEIGHT_SPAN = re.compile(
+    r"(?:" + _CMP + r"\s*)?" + _NUM + r"\s*kg\s*(?:-|–|đến)\s*(?:" + _CMP + r"\s*)?" + _NUM + r"\s*kg\b(?!\s*/)", re.I
+)
 _WEIGHT_CMP = re.compile(_CMP + r"\s*" + _NUM + r"\s*kg\b(?!\s*/)", re.I)
 _CLCR = re.compile(
     r"(?:clcr|cl\s*cr|độ thanh thải creatinin|hệ số thanh thải creatinin|thanh thải creatinin|mức lọc cầu thận)"
@@ -192,6 +196,11 @@ def _gestational(text: str, m: re.Match[str], unit: str) -> bool:
 
 
 def weight_in(text: str) -> WeightBound | None:
+    """The weight `text` bounds ("10 - 50 kg", "≥ 14 kg - 21 kg", "> 21 kg - dưới 30 kg", "dưới 50 kg")."""
+    text = unlatex(text)
+    m = _WEIGHT_SPAN.search(text)
+    if m:
+        return WeightBound(min=_num(m.group(2)), max=_num(m.group(4)))
     m = _WEIGHT_RANGE.search(text)
     if m:
         return WeightBound(min=_num(m.group(1)), max=_num(m.group(2)))
@@ -208,7 +217,6 @@ _LIKE = re.compile(r"\b(?:nhu|tuong tu|giong)\b")  # "liều như đối với C
 def renal_in(text: str, label: bool = False) -> RenalBand | None:
     """The clearance band `text` names ("Clcr 10 - 50 ml/phút", "độ thanh thải creatinin dưới 10 ml/phút");
     a bare "10 - 25 ml/phút" counts only as a label. Dialysis words make a dialysis band."""
-    text = unlatex(text)
     text = unlatex(text)
     m = next((c for c in _CLCR.finditer(text) if not _LIKE.search(fold(text[max(0, c.start() - 30) : c.start()]))),
              None) or (_CLCR_BARE.match(text) if label else None)

@@ -476,6 +476,17 @@ GENERAL_WORDS: tuple[str, ...] = tuple(
     mạn tính từng dễ chống chỉ định tránh trọng điều trị nhất đặc biệt nguy thể gây ra vào ngay còn rồi đây đến
     tới hết nếu mà cũng vẫn lúc trường hợp kéo dài thời gian mức độ""".split()
 )
+# How a dose is taken rather than how much: the question's words -> the words the book prints for it. A dosing
+# question on one of these is answered with the statements of the dosage section that print those words.
+INSTRUCTION_TOPICS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("quên", "bỏ lỡ", "lỡ quên", "nhỡ", "sót liều", "bỏ sót"), ("quên",)),
+    (("trước ăn", "sau ăn", "lúc đói", "bụng đói", "cùng bữa ăn", "trong bữa ăn", "khi ăn", "uống lúc nào",
+      "giờ nào", "buổi nào"), ("bữa ăn", "khi ăn", "trước ăn", "sau ăn", "buổi sáng", "buổi tối",
+                             "buổi chiều", "đúng giờ")),
+    (("cách pha", "pha với", "pha như thế nào", "pha thế nào", "hòa tan", "pha loãng"), ("pha", "hòa tan")),
+    (("nghiền", "bẻ đôi", "bẻ viên", "nhai"), ("nghiền", "bẻ", "nhai")),
+)
+
 # Words shaped like drug names that are not drugs (units, lab values, organisms, ordinary loanwords).
 NOT_DRUG_WORDS: frozenset[str] = frozenset(
     {
@@ -536,6 +547,9 @@ CONDITION_SYNONYMS: tuple[tuple[str, ...], ...] = (
 # "giảm CÁC CƠN đau", "nhiễm khuẩn VỀ ĐƯỜNG tiết niệu". Any other word changes it ("viêm MÀNG não" is not "viêm não"),
 # except an organ shared by a hyphen ("viêm não - màng não", "viêm tai - mũi - họng"), read by the search itself.
 CONDITION_GAP_WORDS: tuple[str, ...] = ("đường", "các", "những", "cơn", "về", "ở", "bộ phận")
+# Head words the book prints before some conditions and not before others ("bệnh đái tháo đường", "đái tháo
+# đường typ 2"): a condition of two words or more after one is also searched without it ("bệnh than" stays whole).
+CONDITION_OPTIONAL_HEADS: tuple[str, ...] = ("bệnh lý", "bệnh", "chứng")
 MAX_CONDITION_VARIANTS = 16
 
 
@@ -545,6 +559,12 @@ def condition_variants(condition: str) -> list[str]:
     from duocthu_desktop.qa.textmatch import Text, find
 
     variants = [Text.of(condition).norm]
+    words = variants[0].split()
+    for head in CONDITION_OPTIONAL_HEADS:
+        n = len(head.split())
+        if len(words) >= n + 2 and (fold(" ".join(words[:n])) == fold(head)):
+            variants.append(" ".join(words[n:]))
+            break
     for group in CONDITION_SYNONYMS:
         grown: list[str] = []
         for said in variants:
