@@ -164,7 +164,6 @@ def test_dose_with_table_part_is_verify_pdf_only_when_the_table_fits(sample_chun
     assert not any(c.chunk_id.endswith("__block__t2") for c in normal.citations)
 
 
-@pytest.mark.xfail(strict=True, reason="vancomycin's renal table is not yet chosen for a Clcr (left in the note)")
 def test_dose_with_a_clcr_sends_the_renal_table_to_the_pdf(sample_chunks, sample_monographs) -> None:
     a = _dose(sample_chunks, sample_monographs, "vancomycin", population="nguoi_lon", route="truyen_tinh_mach",
               clcr=40, question="Liều vancomycin cho người lớn Clcr 40")

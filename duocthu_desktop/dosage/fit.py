@@ -179,7 +179,13 @@ def indication_score(condition: str, row: DoseRow) -> float:
     specific = [w for w in words if w not in _GENERIC_CONDITION_WORDS] or words
     if not specific:
         return 0.0
-    target = set(re.findall(r"\w+", fold(" ".join([row.indication or "", *row.headings, row.text]))))
+    # the indications the row is under (not a phase or a severity within one: "Trong giai đoạn đầu có sốt" is
+    # Kawasaki disease, not fever); only a row under none is matched by its own words and labels
+    under = [h for h in row.headings if _is_indication_heading(h)]
+    label = _opening_label(row)
+    text = row.text[len(label) + 1 :] if label and not _is_indication_heading(label) else row.text
+    where = " ".join([row.indication, *under, text]) if row.indication else " ".join([*row.headings, row.text])
+    target = set(re.findall(r"\w+", fold(where)))
     return sum(1 for w in specific if w in target) / len(specific)
 
 
@@ -226,31 +232,26 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
                 fit.notes.append("Dược thư không ghi liều riêng cho trẻ em ở nhóm tuổi/cân nặng này.")
                 return fit
             candidates = _by_group_label(child, p)
-            if _child_facts_missing(candidates, p):
-                fit.ask_age_or_weight = True
-                return fit
     # route and indication: a route the person gave narrows first (its absence is said plainly); with no route
-    # given, the indication narrows first, so a route is asked only when the doses that fit still differ by it
+    # given, the indication narrows first, so a route is asked only when the doses that fit still differ by it.
+    # What is missing of the patient (the group, a child's age or weight) is asked once these have narrowed.
     asked = _asked_indication(_by_kind(candidates, p), p) if p.route else []
     if asked and not any(route_matches(p.route, r.route) for r in asked) and any(not r.route for r in asked):
         # the indication asked for is dosed with no route printed near its dose: shown under a title that says
         # the route is not stated, never replaced by another indication's doses for that route
         candidates = [r for r in asked if not r.route]
-        if not known and _groups_differ(candidates):
-            fit.ask_population = True
+        if _ask_patient(candidates, p, known, fit):
             return fit
     elif p.route:
         candidates = _by_route(candidates, rows, p, fit)
         if fit.ask_route:
             return fit
         candidates = _by_indication(candidates, p, fit)
-        if not known and _groups_differ(candidates):
-            fit.ask_population = True
+        if _ask_patient(candidates, p, known, fit):
             return fit
     else:
         candidates = _by_indication(candidates, p, fit)
-        if not known and _groups_differ(candidates):
-            fit.ask_population = True
+        if _ask_patient(candidates, p, known, fit):
             return fit
         candidates = _by_route(candidates, rows, p, fit)
         if fit.ask_route:
@@ -324,9 +325,9 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
         labels = {id(r): [t for t in (r.indication, *r.headings) if t and _names_a_case(t)] for r in chosen}
         scores = {t: _naming_score(t, said) for t in _distinct(t for ts in labels.values() for t in ts)}
         full = [t for t, score in scores.items() if score >= 1.0]
-        best = max(scores.values(), default=0.0)
-        partial = [t for t, score in scores.items() if 0 < score == best < 1.0]
-        for label in full or (partial if len(partial) == 1 else []):
+        best = max((score for score in scores.values() if score < 1.0), default=0.0)
+        partial = [t for t, score in scores.items() if 0 < score == best]
+        for label in full + (partial if len(partial) == 1 else []):
             narrowed = [r for r in chosen if label in labels[id(r)]]
             if narrowed and len(narrowed) < len(chosen):
                 chosen = narrowed  # each label the question names in full narrows what the others left
@@ -344,6 +345,11 @@ def _by_kind(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
 def _names_a_case(label: str) -> bool:
     """An indication, a regimen or a severity the book prints as a heading, not a route or a group."""
     return classify(label)[0] in ("indication", "note")
+
+
+@lru_cache(maxsize=4096)
+def _is_indication_heading(label: str) -> bool:
+    return classify(label)[0] == "indication"
 
 
 def _said_words(text: str) -> list[str]:
@@ -418,6 +424,15 @@ def _by_group_label(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
 def _opening_label(row: DoseRow) -> str:
     head, colon, _ = row.text.partition(":")
     return head.strip() if colon and len(head) <= 30 and not any(ch.isdigit() for ch in head) else ""
+
+
+def _ask_patient(candidates: list[DoseRow], p: Patient, known: bool, fit: Fit) -> bool:
+    """Set what to ask of the patient before these doses can be told apart; True when something is asked."""
+    if not known and _groups_differ(candidates):
+        fit.ask_population = True
+    elif p.is_child and _child_facts_missing(candidates, p):
+        fit.ask_age_or_weight = True
+    return fit.ask_population or fit.ask_age_or_weight
 
 
 def _groups_differ(candidates: list[DoseRow]) -> bool:

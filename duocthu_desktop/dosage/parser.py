@@ -53,9 +53,11 @@ _CONDITION = re.compile(r"^(?:neu|o|khi|hoac)\b")
 # the course ("Trong hai ngày tiếp theo:", "Từ ngày thứ 3 đến ngày thứ 14:"), a formulation ("viên giải phóng
 # chậm:"), local use ("Dùng tại chỗ:").
 _SEVERITY = re.compile(r"^(?:(?:benh|the|muc do) )?(?:(?:tu )?nhe|vua|nang|trung binh|tram trong)\b")
-_REGIMEN_OR_SEVERITY = re.compile(r"^phac do\b|" + _SEVERITY.pattern)
+_PHASE = r"^(?:(?:trong|o) )?giai doan\b"  # "Trong giai đoạn dưỡng bệnh:": a phase of the disease above
+_REGIMEN_OR_SEVERITY = re.compile(r"^phac do\b|" + _PHASE + "|" + _SEVERITY.pattern)
 _QUALIFIER = re.compile(
     _SEVERITY.pattern
+    + "|" + _PHASE
     + r"|^(?:trong|tu|sau) (?:\w+ ){0,2}(?:ngay|tuan|gio|thang)\b"
     r"|^(?:vien|dang|che pham|hon dich)\b|^dung tai cho$"
 )
@@ -583,6 +585,10 @@ def _own_routes(body: str, doses: bool) -> list[str]:
             phrase = re.split(r"[,.;(]", body[m.end() :], maxsplit=1)[0]  # "1 mg/kg tiêm bắp hoặc tĩnh mạch"
             if routes_in(phrase, window=4):
                 found += [r for r in routes_in(phrase) if r not in found]
+            # "..., hoặc uống 30 - 160 mg/ngày": an alternative route that leads straight to its own dose
+            before = re.split(r"[,;(]", body[:m.start()])[-1]
+            if m.start() > at and re.match(r"^\s*(?:hoặc|hay)\s", before, re.I) and routes_in(before, window=4):
+                found += [r for r in routes_in(before) if r not in found]
     return found
 
 

@@ -54,6 +54,10 @@ class ConversationStore(SqliteFile):
     """One SQLite file; every method swallows store failures (logged) and reports 'nothing remembered'."""
 
     schema = _SCHEMA
+    version = 1  # 1: frames masked, ids digested
+
+    def _upgrade(self, conn: sqlite3.Connection) -> None:
+        conn.execute("DELETE FROM conversations")  # rows from before version 1 hold questions as typed
 
     def load(self, conversation_id: str) -> Remembered | None:
         try:

@@ -289,30 +289,42 @@ LABEL_WORDS = frozenset({
 })
 
 
-def fragments(text: str) -> set[str]:
-    """The folded words inside the personal data of `text` ("an", "nguyen", "gmail", "com" of an email)."""
+def _inside_personal_data(word: str, text: str) -> bool:
+    """Is `word` ("gmail", "Tuấn") typed inside the personal data of `text`? Its first few places are looked at,
+    each in the text around it, so a long text costs no more than a short one."""
+    for n, m in enumerate(re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE)):
+        if n == 5:
+            break
+        lo = max(0, m.start() - _AROUND)
+        if any(s.start <= m.start() - lo and m.end() - lo <= s.end for s in find(text[lo : m.end() + _AROUND])):
+            return True
+    return False
+
+
+_AROUND = 300  # characters each side: more than any phone, ID, email or name with its title word
+
+
+def clean_words(words: Iterable[str], text: str, keep: Iterable[str] = ()) -> list[str]:
+    """`words` (read from `text`) without those that are personal data, a piece of it in `text`, or a label of it
+    ("email", "SĐT"); each capped, and at most MAX_WORDS."""
     text = _clean(text)
-    return {fold(w) for s in find(text) for w in re.findall(r"[^\W_]+", text[s.start : s.end])}
-
-
-def clean_words(words: Iterable[str], context: str, keep: Iterable[str] = ()) -> list[str]:
-    """`words` without the ones that are personal data, pieces of it in `context`, or its labels; capped."""
-    pieces = fragments(context) | LABEL_WORDS
     out = []
     for word in words:
-        word = _clean(word)
+        word = _clean(word).strip()
         tokens = {fold(t) for t in re.findall(r"[^\W_]+", word)}
-        if not tokens or tokens <= pieces or mask(word, keep) != word:
+        if not tokens or tokens <= LABEL_WORDS or mask(word, keep) != word or _inside_personal_data(word, text):
             continue
         out.append(cap(word, MAX_WORD_CHARS))
-    return out[:MAX_WORDS]
+        if len(out) == MAX_WORDS:
+            break
+    return out
 
 
 def stored_frame(frame: QueryFrame, said: str = "") -> QueryFrame:
     """The frame as it may be written: every clinical fact kept, its text masked and capped, personal pieces
     dropped from its word lists. `said` is the turn's own text, when the frame's question is not all of it."""
     keep = [*frame.drug_mentions.values(), *frame.via_trade_name.values()]
-    context = f"{said[: 8 * MAX_STORED_CHARS]}\n{frame.question[: 8 * MAX_STORED_CHARS]}"
+    text = f"{said}\n{frame.question}"
 
     def short(value: str | None) -> str | None:
         return None if value is None else stored_text(value, keep, MAX_WORD_CHARS * 4)
@@ -323,14 +335,16 @@ def stored_frame(frame: QueryFrame, said: str = "") -> QueryFrame:
             "condition": short(frame.condition),
             "age_text": short(frame.age_text),
             "weight_text": short(frame.weight_text),
-            "unknown_drugs": clean_words(frame.unknown_drugs, context, keep),
-            "drug_classes": clean_words(frame.drug_classes, context, keep),
-            "drug_mentions": {k: cap(_clean(v), MAX_WORD_CHARS) for k, v in list(frame.drug_mentions.items())[:MAX_WORDS]},
-            "via_trade_name": {
-                k: cap(_clean(v), MAX_WORD_CHARS) for k, v in list(frame.via_trade_name.items())[:MAX_WORDS]
-            },
+            "unknown_drugs": clean_words(frame.unknown_drugs, text, keep),
+            "drug_classes": clean_words(frame.drug_classes, text, keep),
+            "drug_mentions": _short_map(frame.drug_mentions),
+            "via_trade_name": _short_map(frame.via_trade_name),
         }
     )
+
+
+def _short_map(said: dict[str, str]) -> dict[str, str]:
+    return {k: cap(_clean(v), MAX_WORD_CHARS) for k, v in list(said.items())[:MAX_WORDS]}
 
 
 def conversation_key(conversation_id: str) -> str:

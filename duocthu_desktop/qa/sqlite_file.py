@@ -11,11 +11,13 @@ from pathlib import Path
 class SqliteFile:
     """Opens `path` (creating its folder and `schema`) with a short lock timeout, so a locked store fails fast.
 
-    Deleted rows are overwritten on disk (`secure_delete`), so nothing a store once held lingers in free pages.
+    Deleted rows are overwritten on disk (`secure_delete`), so nothing a store once held lingers in free pages. A
+    file older than `version` is upgraded once (`_upgrade`, under the write lock) the first time it is opened.
     """
 
     schema: str = ""
     pragmas: tuple[str, ...] = ("PRAGMA secure_delete = ON",)
+    version: int = 0
 
     def __init__(self, path: Path, timeout: float = 1.0) -> None:
         self.path = Path(path)
@@ -29,10 +31,23 @@ class SqliteFile:
             for pragma in self.pragmas:
                 conn.execute(pragma)
             conn.execute(self.schema)
+            if self._version(conn) < self.version:
+                with self._transaction(conn):
+                    if self._version(conn) < self.version:  # not upgraded by another process meanwhile
+                        self._upgrade(conn)
+                        conn.execute(f"PRAGMA user_version = {int(self.version)}")
+                conn.execute("VACUUM")  # what the upgrade deleted leaves the file
         except BaseException:
             conn.close()
             raise
         return conn
+
+    @staticmethod
+    def _version(conn: sqlite3.Connection) -> int:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def _upgrade(self, conn: sqlite3.Connection) -> None:
+        """Bring a file written by an earlier version up to `version` (inside a write transaction)."""
 
     @contextmanager
     def _transaction(self, conn: sqlite3.Connection | None = None) -> Iterator[sqlite3.Connection]:

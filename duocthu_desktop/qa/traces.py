@@ -47,6 +47,10 @@ class TraceStore(SqliteFile):
     schema = _SCHEMA
     # a new file gives its deleted pages back to the disk, so the live file shrinks after a rotation
     pragmas = (*SqliteFile.pragmas, "PRAGMA auto_vacuum = FULL")
+    version = 1  # 1: personal_data masking, ids digested, capped
+
+    def _upgrade(self, conn: sqlite3.Connection) -> None:
+        conn.execute("DELETE FROM traces")  # rows from before version 1 may hold what the old scrubber missed
 
     def __init__(self, path: Path, timeout: float = 1.0, max_bytes: int = MAX_BYTES, keep: int = KEEP_FILES) -> None:
         super().__init__(path, timeout)
@@ -136,8 +140,6 @@ class TraceStore(SqliteFile):
                 if self.rotated(n).exists():
                     self.rotated(n).replace(self.rotated(n + 1))
             fresh.replace(self.rotated(1))
-            if conn.execute("PRAGMA freelist_count").fetchone()[0]:
-                conn.execute("VACUUM")  # a file made before auto_vacuum: give its pages back once
         finally:
             conn.close()
             fresh.unlink(missing_ok=True)

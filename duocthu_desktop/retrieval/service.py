@@ -107,7 +107,7 @@ def _word_agrees(typed: str, written: str, accented: bool) -> bool:
 
 class _Matcher:
     """One wording of a condition met in a chi_dinh chunk: the whole phrase, or its words with a short gap of the
-    book's own words between them; every word typed with diacritics must carry them in the book too."""
+    book's own words between them; typed with diacritics, every word must be the book's as typed."""
 
     def __init__(self, typed: list[str], exact: re.Pattern[str], gapped: re.Pattern[str]) -> None:
         self.typed, self.exact, self.gapped = typed, exact, gapped
@@ -288,9 +288,9 @@ class RetrievalService:
         return hits
 
     def search_indication(self, condition: str, k: int | None = None) -> list[IndicationHit]:
-        """Drugs whose Chỉ định names the condition: every whole-phrase folded match in book order (no cut unless
-        `k` is given: a list of drugs must be complete); if none, the nearest chi_dinh chunks by meaning (score
-        order), only those within the distance threshold, at most `k` or DENSE_INDICATION_K."""
+        """Drugs whose Chỉ định names the condition under any of its wordings (`_Matcher`), in book order (no cut
+        unless `k` is given: a list of drugs must be complete); if none, the nearest chi_dinh chunks by meaning
+        (score order), only those within the distance threshold, at most `k` or DENSE_INDICATION_K."""
         lexical = self._lexical_indication(condition, k if k is not None else len(self.all_chunks()))
         return lexical or self._dense_indication(condition, k if k is not None else DENSE_INDICATION_K)
 
