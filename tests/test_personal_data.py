@@ -68,6 +68,10 @@ from duocthu_desktop.text import fold
         ("bé Hùng 5 tuổi", "Hùng", NAME_MASK),
         ("tên tôi là Quỳnh", "Quỳnh", NAME_MASK),
         ("Họ tên: Đỗ Thu Hà", "Đỗ Thu Hà", NAME_MASK),
+        ("tôi là lê minh tuấn", "lê minh tuấn", NAME_MASK),
+        ("Ông Trần Văn Hải (ĐT 0243.826.1234) bị suy gan", "826.1234", PHONE_MASK),
+        ("số 0 9 1 2 3 4 5 6 7 8 nhé", "5 6 7 8", PHONE_MASK),
+        ("email: nguyen.van.an (at) gmail.com", "nguyen.van.an", EMAIL_MASK),
     ],
 )
 def test_personal_data_is_masked(text: str, secret: str, masked: str) -> None:
@@ -105,6 +109,11 @@ def test_the_issue_example_keeps_only_the_clinical_words() -> None:
         "Ho Khan Ở Trẻ Em Dùng Thuốc Gì",
         "Bà Bầu Dùng Paracetamol Được Không",
         "nguyên nhân hạ đường huyết",
+        "Dương Tính với HIV thì dùng thuốc gì",
+        "tôi là bác sĩ, hỏi liều cho bé 3 tháng tuổi",
+        "Trẻ em: Một liều duy nhất 50 mg/kg",
+        "Ở cơ: Làm tăng sự nhạy cảm với insulin, các chủng có MIC dưới 4,0 microgam/ml",
+        "châu Á (99%) có alen giảm chức năng",
     ],
 )
 def test_clinical_content_is_left_as_typed(text: str) -> None:
@@ -221,6 +230,40 @@ def test_traces_rotate_and_keep_a_few_files(tmp_path: Path) -> None:
     oldest_kept = old.execute("SELECT min(ts) FROM traces").fetchone()[0]
     old.close()
     assert newest > oldest_kept
+
+
+def test_conversation_ids_are_written_as_digests(tmp_path: Path) -> None:
+    """A caller may name a conversation by a phone number or an email: the stores never write it."""
+    frame = QueryFrame(question="Liều metformin?", drug_ids=["metformin"], turn_type="dosing")
+    conversations = ConversationStore(tmp_path / "c.sqlite3")
+    assert conversations.save("0912 345 678", frame, "clarify", "missing_population")
+    assert conversations.load("0912 345 678").frame.drug_ids == ["metformin"]
+    assert conversations.load("0912 345 679") is None
+    assert TraceStore(tmp_path / "t.sqlite3").record("Liều metformin?", frame, _payload(), {}, "an.nguyen@gmail.com")
+    _assert_nothing_personal(tmp_path)
+
+
+def test_a_store_written_before_masking_is_emptied_once(tmp_path: Path) -> None:
+    """Rows an earlier version wrote in clear (the raw question, the id as given) are gone after the first open."""
+    for name, table, row in (
+        ("c.sqlite3", "conversations (id TEXT PRIMARY KEY, frame TEXT NOT NULL, decision TEXT NOT NULL, reason TEXT, "
+         "clarify_streak INTEGER NOT NULL DEFAULT 0, turns INTEGER NOT NULL DEFAULT 0, updated REAL NOT NULL)",
+         ("INSERT INTO conversations VALUES (?, ?, 'clarify', NULL, 1, 1, 0)",
+          ("c1", QueryFrame(question=QUESTION).model_dump_json()))),
+        ("t.sqlite3", "traces (id INTEGER PRIMARY KEY AUTOINCREMENT, ts REAL NOT NULL, conversation_id TEXT, "
+         "question TEXT NOT NULL, frame TEXT NOT NULL, rule TEXT, decision TEXT NOT NULL, reason TEXT, engine TEXT, "
+         "citations TEXT NOT NULL, timings TEXT NOT NULL)",
+         ("INSERT INTO traces (ts, conversation_id, question, frame, decision, citations, timings) "
+          "VALUES (0, 'c1', ?, '{}', 'clarify', '[]', '{}')", (QUESTION,))),
+    ):
+        conn = sqlite3.connect(tmp_path / name)
+        conn.execute(f"CREATE TABLE {table}")
+        conn.execute(*row)
+        conn.commit()
+        conn.close()
+    assert ConversationStore(tmp_path / "c.sqlite3").load("c1") is None
+    assert TraceStore(tmp_path / "t.sqlite3").recent() == []
+    _assert_nothing_personal(tmp_path)
 
 
 def test_a_question_with_invalid_unicode_is_traced(tmp_path: Path) -> None:

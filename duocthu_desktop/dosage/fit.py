@@ -28,6 +28,7 @@ from duocthu_desktop.dosage.words import (
     kind_asked,
     names_dialysis,
 )
+from duocthu_desktop.qa.lexicon import condition_variants
 from duocthu_desktop.text import fold
 
 MAX_ROWS = 8
@@ -109,6 +110,8 @@ def fits_group(row: DoseRow, p: Patient) -> bool:
     age = p.age_years
     pop = p.population
     if pop in ("mang_thai", "cho_con_bu"):
+        if row.population == pop:
+            return True  # "Ở phụ nữ mang thai: 15 mg/kg/lần": the book's dose for this very group
         pop = "nguoi_lon"
     if row.population is not None and pop is not None:
         same = row.population == pop or (
@@ -175,8 +178,11 @@ def indication_matches(condition: str, row: DoseRow) -> bool:
 
 
 def indication_score(condition: str, row: DoseRow) -> float:
-    words = [w for w in re.findall(r"\w+", fold(condition)) if len(w) > 1]
-    specific = [w for w in words if w not in _GENERIC_CONDITION_WORDS] or words
+    """The share of the condition's specific words that stand in the indication the row is under. Words are
+    compared as written when the person typed diacritics ("đậu" is not "đầu"), folded when they typed none."""
+    typed = fold(condition) != condition.lower()
+    words = [w for w in re.findall(r"\w+", condition.lower()) if len(w) > 1]
+    specific = [w for w in words if fold(w) not in _GENERIC_CONDITION_WORDS] or words
     if not specific:
         return 0.0
     # the indications the row is under (not a phase or a severity within one: "Trong giai đoạn đầu có sốt" is
@@ -185,8 +191,8 @@ def indication_score(condition: str, row: DoseRow) -> float:
     label = _opening_label(row)
     text = row.text[len(label) + 1 :] if label and not _is_indication_heading(label) else row.text
     where = " ".join([row.indication, *under, text]) if row.indication else " ".join([*row.headings, row.text])
-    target = set(re.findall(r"\w+", fold(where)))
-    return sum(1 for w in specific if w in target) / len(specific)
+    target = set(re.findall(r"\w+", where.lower() if typed else fold(where)))
+    return sum(1 for w in specific if (w if typed else fold(w)) in target) / len(specific)
 
 
 def choose(rows: list[DoseRow], p: Patient) -> Fit:
@@ -246,11 +252,12 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         candidates = _by_route(candidates, rows, p, fit)
         if fit.ask_route:
             return fit
+        candidates = _own_group(candidates, p)
         candidates = _by_indication(candidates, p, fit)
         if _ask_patient(candidates, p, known, fit):
             return fit
     else:
-        candidates = _by_indication(candidates, p, fit)
+        candidates = _by_indication(_own_group(candidates, p), p, fit)
         if _ask_patient(candidates, p, known, fit):
             return fit
         candidates = _by_route(candidates, rows, p, fit)
@@ -316,7 +323,8 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
     or a severity label: "Phác đồ tiêm liều cách xa nhau:"); [] when none is named."""
     chosen = candidates
     if p.condition:
-        scores = {id(r): indication_score(p.condition, r) for r in candidates}
+        # the condition as typed and by the book's names for it ("thủy đậu" / "nhiễm VZV")
+        scores = {id(r): max(indication_score(c, r) for c in condition_variants(p.condition)) for r in candidates}
         best = max(scores.values(), default=0.0)
         if best >= 0.5:
             chosen = [r for r in candidates if scores[id(r)] == best]
@@ -424,6 +432,13 @@ def _by_group_label(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
 def _opening_label(row: DoseRow) -> str:
     head, colon, _ = row.text.partition(":")
     return head.strip() if colon and len(head) <= 30 and not any(ch.isdigit() for ch in head) else ""
+
+
+def _own_group(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """A pregnant or breastfeeding patient: the book's own doses for that group ("Ở phụ nữ mang thai: 15 mg/kg/
+    lần"), when it gives some among these, instead of the adults' in general."""
+    own = [r for r in candidates if p.population in ("mang_thai", "cho_con_bu") and r.population == p.population]
+    return own or candidates
 
 
 def _ask_patient(candidates: list[DoseRow], p: Patient, known: bool, fit: Fit) -> bool:

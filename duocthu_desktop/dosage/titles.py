@@ -34,7 +34,8 @@ def title(drug: str, row: DoseRow) -> str:
     if row.hepatic:
         parts.append("Suy gan")
     parts.append(", ".join(ROUTE_NAMES[r].lower() for r in row.route) if row.route else NO_ROUTE)
-    if row.indication and _numbers_printed(row.indication, row.text):
+    # a remark that gives no dose names no indication: it is about the group, whatever heading it sits under
+    if row.indication and _numbers_printed(row.indication, row.text) and row.kind != "instruction":
         parts.append(row.indication.rstrip(": "))
     if row.kind in KIND_NAMES:
         parts.append(KIND_NAMES[row.kind].lower())

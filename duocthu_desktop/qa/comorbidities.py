@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from duocthu_desktop.qa.lexicon import GENERAL_WORDS
+from duocthu_desktop.qa.lexicon import GENERAL_WORDS, ROUTE_PHRASES
 from duocthu_desktop.text import fold
 
 _WORD = re.compile(r"\w+")
@@ -44,7 +44,8 @@ class Said:
     def of(cls, question: str, drop: list[str]) -> Said:
         folded = fold(question) == question.lower()
         text = fold(question) if folded else question.lower()
-        for name in drop:
+        # drugs and routes are not conditions ("truyền tĩnh mạch" is how, "tĩnh mạch" no disease)
+        for name in [*drop, *sorted((phrase for phrase, _ in ROUTE_PHRASES), key=len, reverse=True)]:
             name = fold(name) if folded else name.lower()
             if name.strip():
                 text = re.sub(r"(?<!\w)" + re.escape(name.strip()) + r"(?!\w)", " . ", text)

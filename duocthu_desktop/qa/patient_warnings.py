@@ -88,6 +88,12 @@ def warnings_for(frame: QueryFrame, sections: dict[str, SectionResult]) -> list[
         found = _section_warnings(key, section, patient)
         found.sort(key=lambda w: (w.strength if key != CONTRAINDICATIONS else 0))
         out += found[: PER_SECTION[key]]
+    if indications is not None:
+        # a Chỉ định that rules this patient's group out ("... không dùng để điều trị tăng huyết áp cho người cao
+        # tuổi"): a limit the book prints where it says what the drug is for
+        limits = [w for w in _section_warnings(INDICATIONS, indications, patient)
+                  if w.strength == 0 and set(w.topics) - {"benh_kem"}]
+        out += limits[:1]
     return _grouped(out[:MAX_WARNINGS])
 
 
@@ -122,8 +128,14 @@ def _section_warnings(key: str, section: SectionResult, patient: rules.Patient) 
             if not topics:
                 continue
             strength = rules.strength(sentence)
-            if topics == ("benh_kem",) and key == CAUTIONS and strength > 1:
-                continue  # a caution that only names the condition, without telling to avoid or adjust
+            if i + 1 < len(sentences):
+                n_start, n_end = sentences[i + 1]
+                following = chunk.text[n_start:n_end]
+                if _LEANS_BACK.match(following) and _same_paragraph(chunk.text, end, n_start):
+                    # "... có thể gây suy thận. Do đó phải ngừng ... 48 giờ sau": what to do comes with it
+                    end, strength = n_end, min(strength, rules.strength(following))
+            if topics == ("benh_kem",) and key == CAUTIONS and strength > 2:
+                continue  # a caution that only names the condition, without a harm, a limit or a step to take
             if i > 0 and _LEANS_BACK.match(sentence) and _same_paragraph(chunk.text, sentences[i - 1][1], start):
                 start = sentences[i - 1][0]
             out.append(Warning(chunk, start, end, key, topics, strength))
@@ -147,7 +159,7 @@ def _same_paragraph(text: str, prev_end: int, start: int) -> bool:
 def _grouped(found: list[Warning]) -> list[Warning]:
     """Within a section, warnings with the same title side by side (one block each), in the order found."""
     out: list[Warning] = []
-    for key in SECTION_KEYS:
+    for key in (*SECTION_KEYS, INDICATIONS):
         titles: list[str] = []
         in_section = [w for w in found if w.section_key == key]
         for w in in_section:

@@ -56,7 +56,8 @@ def _number_spans(text: str) -> list[tuple[int, int, str]]:
     """Phone and ID numbers; a run of several numbers ("CCCD 001203004567 0912345678") is split at its gaps."""
     spans: list[tuple[int, int, str]] = []
     for run in _NUMBER.finditer(text):
-        groups = [(m.start() + run.start(), m.end() + run.start(), m.group(0)) for m in _DIGITS.finditer(run.group(0))]
+        at = run.start()
+        groups = [(at + m.start(), at + m.end(), m.group(0)) for m in _DIGITS.finditer(run.group(0))]
         i = 0
         while i < len(groups):
             for j in range(min(len(groups), i + _MAX_GROUPS), i, -1):
@@ -115,7 +116,7 @@ NAMING_TITLES = (
 )
 KIN_TITLES = ("anh", "chị", "em", "bé", "cháu", "cô", "chú", "bác", "ông", "bà", "bạn", "con")
 _TITLES = {tuple(t.split()): t in NAMING_TITLES for t in (*NAMING_TITLES, *KIN_TITLES)}  # words -> takes a colon
-_TITLES_PLAIN = {tuple(fold(t).split()): colon for t, colon in ((" ".join(k), v) for k, v in _TITLES.items())}
+_TITLES_PLAIN = {tuple(fold(" ".join(words)).split()): colon for words, colon in _TITLES.items()}
 _MAX_TITLE_WORDS = max(len(t) for t in _TITLES)
 # Capitalised words that follow a title word in Title Case text and are no name ("Bà Bầu", "Người Bệnh Suy Thận"),
 # compared with their diacritics ("thì" is no name, "Thị" is), and typed without them (only those no name shares).
@@ -124,7 +125,7 @@ _NOT_NAMES = frozenset((
     "không", "nên", "cần", "muốn", "hỏi", "sốt", "ho", "đau", "nôn", "là", "và", "của", "cho", "với", "thì",
     "này", "ấy", "nhỏ", "lớn", "già", "trẻ", "sơ", "nóng", "tôi", "em", "mình", "bé", "con", "khan", "gà",
     "tuổi", "tháng", "tuần", "ngày", "kg", "mg", "ml", "sđt", "cccd", "cmnd", "email", "hiv", "huyết", "áp",
-    "tiểu", "viêm", "nhiễm", "ung", "hen", "mổ", "đẻ", "thai", "phụ", "nữ", "người", "ơi", "ạ", "à",
+    "tiểu", "viêm", "nhiễm", "ung", "hen", "mổ", "đẻ", "thai", "phụ", "nữ", "người", "tính", "ơi", "ạ", "à",
 ))
 _NOT_NAMES_TYPED_PLAIN = frozenset((
     "bi", "co", "dang", "dung", "uong", "tiem", "bau", "nang", "mang", "suy", "benh", "thuoc", "duoc", "khong",
@@ -212,6 +213,10 @@ def _name_at(text: str, words, folded: list[str], i: int) -> tuple[int, int] | N
             end = _following_names(text, words, first, name_case, 4)
             if end > first:
                 return first, end
+        if name_case == "lower" and titles[key] and words[first][2] in _FAMILY:  # "tôi là lê minh tuấn"
+            end = _following_names(text, words, first + 1, "lower", 3)
+            if end > first + 1:
+                return first, end
         return None
     return None
 
@@ -289,19 +294,24 @@ LABEL_WORDS = frozenset({
 })
 
 
-def _inside_personal_data(word: str, text: str) -> bool:
-    """Is `word` ("gmail", "Tuấn") typed inside the personal data of `text`? Its first few places are looked at,
-    each in the text around it, so a long text costs no more than a short one."""
-    for n, m in enumerate(re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE)):
-        if n == 5:
-            break
-        lo = max(0, m.start() - _AROUND)
-        if any(s.start <= m.start() - lo and m.end() - lo <= s.end for s in find(text[lo : m.end() + _AROUND])):
-            return True
-    return False
-
-
 _AROUND = 300  # characters each side: more than any phone, ID, email or name with its title word
+
+
+def _inside_personal_data(word: str, text: str) -> bool:
+    """Is `word` ("gmail", "Tuấn"), as typed in `text`, inside its personal data? Its first few places are looked
+    at, each in the text around it, so a long text costs no more than a short one."""
+    at, seen, tries = text.find(word), 0, 0
+    while at >= 0 and seen < 5 and tries < 1000:
+        tries += 1
+        end = at + len(word)
+        whole = (at == 0 or not text[at - 1].isalnum()) and (end == len(text) or not text[end].isalnum())
+        if whole:
+            seen += 1
+            lo = max(0, at - _AROUND)
+            if any(s.start <= at - lo and end - lo <= s.end for s in find(text[lo : end + _AROUND])):
+                return True
+        at = text.find(word, at + 1)
+    return False
 
 
 def clean_words(words: Iterable[str], text: str, keep: Iterable[str] = ()) -> list[str]:
@@ -324,7 +334,7 @@ def stored_frame(frame: QueryFrame, said: str = "") -> QueryFrame:
     """The frame as it may be written: every clinical fact kept, its text masked and capped, personal pieces
     dropped from its word lists. `said` is the turn's own text, when the frame's question is not all of it."""
     keep = [*frame.drug_mentions.values(), *frame.via_trade_name.values()]
-    text = f"{said}\n{frame.question}"
+    text = frame.question if said in ("", frame.question) else f"{said}\n{frame.question}"
 
     def short(value: str | None) -> str | None:
         return None if value is None else stored_text(value, keep, MAX_WORD_CHARS * 4)
