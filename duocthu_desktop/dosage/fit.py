@@ -91,6 +91,9 @@ class Fit:
     ask_population: bool = False  # the section doses adults and children differently and the group is unknown
     other_indications: list[str] = field(default_factory=list)  # offered as quick replies beside the answer
     notes: list[str] = field(default_factory=list)  # Vietnamese sentences for the message
+    # the rows are what the book says for this patient's own group or organ (the elderly, pregnancy, a renal or
+    # hepatic band), not the usual doses: they stand even beside a contraindication for that group
+    specific: bool = False
 
     @property
     def quarantined(self) -> bool:
@@ -207,6 +210,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     # organ: renal rows only for a kidney patient, and then instead of the normal-function doses
     renal = [r for r in candidates if fits_renal(r, p) is True]
     if (p.clcr is not None or p.dialysis or p.renal_impairment) and renal:
+        fit.specific = True
         # with a ceiling the book gives for everyone (not one group's or weight's)
         candidates = renal + [r for r in candidates if r.renal is None and r.kind == "max_dose"
                               and r.population is None and r.age is None and r.weight_kg is None]
@@ -217,6 +221,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
                              "dưới đây là liều sách ghi, cần đối chiếu phần Thận trọng.")
     hepatic = [r for r in candidates if r.hepatic]
     if p.hepatic_impairment and hepatic:
+        fit.specific = True
         candidates = hepatic  # what the book says for an impaired liver, not the usual doses beside it
     else:
         candidates = [r for r in candidates if not r.hepatic]
@@ -229,6 +234,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         # what the book says of this patient's own group ("Người cao tuổi: Liều ban đầu ...", "Hiệu chỉnh liều ở
         # ... người già là không cần thiết"), instructions included, before the doses of adults in general
         fit.rows = own_group
+        fit.specific = True
         return fit
     if known:
         candidates = [r for r in candidates if fits_group(r, p)]
@@ -252,12 +258,12 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         candidates = _by_route(candidates, rows, p, fit)
         if fit.ask_route:
             return fit
-        candidates = _own_group(candidates, p)
+        candidates = _own_group(candidates, p, fit)
         candidates = _by_indication(candidates, p, fit)
         if _ask_patient(candidates, p, known, fit):
             return fit
     else:
-        candidates = _by_indication(_own_group(candidates, p), p, fit)
+        candidates = _by_indication(_own_group(candidates, p, fit), p, fit)
         if _ask_patient(candidates, p, known, fit):
             return fit
         candidates = _by_route(candidates, rows, p, fit)
@@ -300,7 +306,10 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
             fit.ask_route = dose_routes
             return []
         candidates = [r for r in candidates if not r.route or set(r.route) & set(dose_routes)]
-    if len(_routes(candidates)) > 1 or p.route:
+    dosed_routes = _routes([r for r in rows if r.kind in DOSE_KINDS])
+    one_route = len(dosed_routes) <= 1 and (not p.route or not dosed_routes or route_matches(p.route, dosed_routes))
+    if (len(_routes(candidates)) > 1 or p.route) and not one_route:
+        # a statement with no route is shown only when the section doses by one route (the one asked for)
         candidates = [r for r in candidates if r.route or r.renal is not None]
     return candidates
 
@@ -434,10 +443,11 @@ def _opening_label(row: DoseRow) -> str:
     return head.strip() if colon and len(head) <= 30 and not any(ch.isdigit() for ch in head) else ""
 
 
-def _own_group(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
+def _own_group(candidates: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:
     """A pregnant or breastfeeding patient: the book's own doses for that group ("Ở phụ nữ mang thai: 15 mg/kg/
     lần"), when it gives some among these, instead of the adults' in general."""
     own = [r for r in candidates if p.population in ("mang_thai", "cho_con_bu") and r.population == p.population]
+    fit.specific = fit.specific or bool(own)
     return own or candidates
 
 

@@ -134,7 +134,8 @@ class ExtractiveEngine:
         else:
             result = answer.result(None, message)
         replies = [i.rstrip(": ") for i in fit.other_indications]
-        return result.model_copy(update={"dosage_filtered": True, "quick_replies": replies})
+        return result.model_copy(update={"dosage_filtered": True, "quick_replies": replies,
+                                         "for_this_patient": fit.specific})
 
     def _answer_prose(
         self, frame: QueryFrame, key: str, chunks: list[Chunk], monograph: Monograph

@@ -23,6 +23,9 @@ class EngineAnswer(AnswerBody):
     warns_against: bool = False
     # True when the book's Chống chỉ định names this patient: no usual dose is shown beside it.
     contraindicated: bool = False
+    # True when a dosage answer is the book's words for this patient's own group or organ (the elderly, pregnancy,
+    # a renal or hepatic band), not the usual doses: kept beside a contraindication.
+    for_this_patient: bool = False
 
 
 class AnswerEngine(Protocol):

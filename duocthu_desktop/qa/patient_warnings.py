@@ -176,7 +176,7 @@ def warn_first(warnings: EngineAnswer, answer: EngineAnswer) -> EngineAnswer:
     the warnings already show is not shown twice."""
     shown = frozenset(claim.text for block in warnings.blocks for claim in block.claims)
     message = answer.message
-    if warnings.contraindicated and any(b.kind == "dosage" for b in answer.blocks):
+    if warnings.contraindicated and not answer.for_this_patient and any(b.kind == "dosage" for b in answer.blocks):
         # the book contraindicates the drug for this patient: its usual doses are not shown as if they applied
         kept = [b for b in answer.blocks if b.kind != "dosage"]
         used = {n for b in kept for c in b.claims for n in c.citations}

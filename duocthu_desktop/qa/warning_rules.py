@@ -280,6 +280,7 @@ _FORBIDS = re.compile(
 )
 _AVOIDS = re.compile(
     r"tránh|không nên|không (?:được )?khuyến cáo|hạn chế|ngừng|thay thế|phải (?:điều trị|dùng) bằng"
+    r"|chỉ (?:nên |được )?(?:dùng|sử dụng|chỉ định|cho)\b"
     r"|giảm liều|điều chỉnh liều|thận trọng|cân nhắc"
 )
 _HARMS = re.compile(r"nguy cơ|gây|độc|tử vong|tổn thương|dị tật|chưa (?:được )?xác định|chưa rõ|theo dõi")

@@ -1,0 +1,398 @@
+"""Where a citation's quote sits in the formulary PDF, as line rectangles the viewer highlights.
+
+The chunk's `page_spans` say which part of its text lies on which physical page, so the quote is cut at page
+breaks and each piece is looked for on its own page. A piece is matched on the page's words with everything
+but letters and digits dropped, so line breaks, a word hyphenated at a line end, spacing and the order in
+which a PDF draws its columns do not matter; where a short piece occurs more than once, the chunk's own text
+around it picks the occurrence. PyMuPDF's `search_for` then gives the exact glyph boxes of those lines where it
+finds the piece as printed (the word boxes serve where it does not).
+
+Rectangles are (x0, y0, x1, y1) in PDF points, PyMuPDF's page space: origin at the top left, y downwards.
+`check_pdf` says whether a PDF is the one an index was built from (a different PDF must not be highlighted).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import pymupdf
+
+from duocthu_desktop.artifacts import PAGES_FILE, Chunk
+
+Rect = tuple[float, float, float, float]
+PageRects = tuple[int, list[Rect]]
+
+CONTEXT_CHARS = 160  # key characters of the chunk on either side of a piece, to choose among its occurrences
+
+MSG_PDF_DIFFERENT = "Tệp PDF này khác với tệp đã dùng để dựng chỉ mục; không thể tô sáng trích dẫn."
+MSG_PDF_UNVERIFIED = (
+    "Chỉ mục này không ghi lại tệp PDF đã dùng để dựng nó, nên không kiểm tra được tệp PDF đang mở; "
+    "vị trí tô sáng có thể không đúng."
+)
+MSG_PDF_MISSING = "Không tìm thấy tệp PDF của Dược thư; hãy chọn tệp trong phần Cài đặt."
+
+
+class CitationLike(Protocol):
+    quote: str
+    physical_page: int
+
+
+# ---- matching keys: letters and digits only ------------------------------------------------------------
+
+
+def _key_chars(text: str) -> Iterable[tuple[int, str]]:
+    """(index in `text`, key character) for each letter or digit: compatibility-decomposed (a ligature is its
+    letters), case folded, marks dropped, so composed and decomposed Vietnamese letters agree."""
+    for i, ch in enumerate(text):
+        for k in unicodedata.normalize("NFKD", ch).casefold():
+            if k.isalnum():
+                yield i, k
+
+
+def text_key(text: str) -> tuple[str, list[int]]:
+    """The key of `text` and, for each key character, the index in `text` of the character it came from."""
+    pairs = list(_key_chars(text))
+    return "".join(k for _, k in pairs), [i for i, _ in pairs]
+
+
+@dataclass
+class _Line:
+    words: list[tuple[float, float, float, float, str]]
+
+    @property
+    def rect(self) -> pymupdf.Rect:
+        r = pymupdf.Rect(self.words[0][:4])
+        for w in self.words[1:]:
+            r |= pymupdf.Rect(w[:4])
+        return r
+
+
+class _PageText:
+    """A page's words in one reading order, with the key over them and each key character's word."""
+
+    def __init__(self, lines: list[_Line]) -> None:
+        self.lines = lines
+        chars: list[str] = []
+        self.owner: list[tuple[int, int]] = []  # (line, word) of each key character
+        for li, line in enumerate(lines):
+            for wi, word in enumerate(line.words):
+                key, _ = text_key(word[4])
+                chars.append(key)
+                self.owner.extend([(li, wi)] * len(key))
+        self.key = "".join(chars)
+
+    def rects(self, start: int, end: int) -> list[pymupdf.Rect]:
+        """One rectangle per line for the words holding key characters start..end-1, in reading order."""
+        by_line: dict[int, list[int]] = {}
+        for li, wi in self.owner[start:end]:
+            by_line.setdefault(li, [])
+            if wi not in by_line[li]:
+                by_line[li].append(wi)
+        out = []
+        for li, wis in by_line.items():
+            words = self.lines[li].words
+            r = pymupdf.Rect(words[wis[0]][:4])
+            for wi in wis[1:]:
+                r |= pymupdf.Rect(words[wi][:4])
+            out.append(r)
+        return out
+
+
+def _lines(page: pymupdf.Page) -> list[_Line]:
+    """The page's text lines as PyMuPDF extracts them (content-stream order)."""
+    grouped: dict[tuple[int, int], _Line] = {}
+    for x0, y0, x1, y1, text, block, line, _ in page.get_text("words"):
+        grouped.setdefault((block, line), _Line([])).words.append((x0, y0, x1, y1, text))
+    return list(grouped.values())
+
+
+def _column_order(lines: list[_Line], width: float) -> list[_Line]:
+    """Lines as a two-column book is read: left column top to bottom, then the right one; lines sharing a row
+    (table cells) left to right. A line reaching well across the middle counts as the left column's."""
+    mid = width / 2
+
+    def column(line: _Line) -> int:
+        r = line.rect
+        if r.x0 < mid < r.x1 and r.width > width / 3:
+            return 0
+        return 0 if (r.x0 + r.x1) / 2 < mid else 1
+
+    ordered = sorted(lines, key=lambda ln: (column(ln), ln.rect.y0, ln.rect.x0))
+    rows: list[list[_Line]] = []
+    for line in ordered:
+        last = rows[-1][-1] if rows else None
+        if last is not None and column(last) == column(line) and _same_row(last.rect, line.rect):
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    return [ln for row in rows for ln in sorted(row, key=lambda ln: ln.rect.x0)]
+
+
+def _same_row(a: pymupdf.Rect, b: pymupdf.Rect) -> bool:
+    overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return overlap > 0.6 * min(a.height, b.height)
+
+
+class _Page:
+    """One PDF page's words in the orders worth trying (column order first, then the PDF's own)."""
+
+    def __init__(self, page: pymupdf.Page) -> None:
+        self.page = page
+        stream = _lines(page)
+        self.orders = [_PageText(_column_order(stream, page.rect.width)), _PageText(stream)]
+
+
+# ---- finding one piece on one page ---------------------------------------------------------------------
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _best_occurrence(hay: str, needle: str, before: str, after: str) -> int | None:
+    """Start of the occurrence of `needle` in `hay` whose surroundings agree most with `before`/`after`."""
+    best, best_score = None, -1
+    pos = hay.find(needle)
+    while pos >= 0:
+        score = _common_prefix(hay[:pos][::-1], before[::-1]) + _common_prefix(hay[pos + len(needle):], after)
+        if score > best_score:
+            best, best_score = pos, score
+        pos = hay.find(needle, pos + 1)
+    return best
+
+
+def _find(page: _Page, needle: str, before: str = "", after: str = "") -> tuple[_PageText, int] | None:
+    for text in page.orders:
+        pos = _best_occurrence(text.key, needle, before, after)
+        if pos is not None:
+            return text, pos
+    return None
+
+
+def _sharpen(page: pymupdf.Page, printed: str, lines: list[pymupdf.Rect]) -> list[pymupdf.Rect]:
+    """PyMuPDF's own boxes for `printed` on the matched lines, if it finds it on every one; else the lines."""
+    needle = " ".join(printed.split())
+    if not needle:
+        return lines
+    try:
+        hits = page.search_for(needle)
+    except Exception:  # noqa: BLE001 - a search failure only costs the sharper boxes
+        return lines
+    grown = [r + (-1, -1, 1, 1) for r in lines]
+    kept = [h for h in hits if any(g.contains(pymupdf.Point((h.x0 + h.x1) / 2, (h.y0 + h.y1) / 2)) for g in grown)]
+    covered = all(any(g.intersects(h) for h in kept) for g in grown)
+    return kept if kept and covered else lines
+
+
+def _piece_rects(page: _Page, key: str, printed: str, before: str, after: str) -> list[pymupdf.Rect]:
+    found = _find(page, key, before, after)
+    if found is None:
+        return []
+    text, pos = found
+    return _sharpen(page.page, printed, text.rects(pos, pos + len(key)))
+
+
+# ---- the quote: where it is in the chunk, and its pieces per page ----------------------------------------
+
+
+def _quote_span(chunk: Chunk, quote: str, physical: int | None) -> tuple[int, int] | None:
+    """(start, end) of the quote in the chunk text; the occurrence on the cited page if there are several."""
+    words = quote.split()
+    spans: list[tuple[int, int]] = []
+    if words:
+        pattern = re.compile(r"\s+".join(re.escape(w) for w in words))
+        spans = [(m.start(), m.end()) for m in pattern.finditer(chunk.text)]
+    if not spans:  # spelled differently (spacing, punctuation): match on the key
+        hay, origin = text_key(chunk.text)
+        needle, _ = text_key(quote)
+        pos = hay.find(needle) if needle else -1
+        if pos < 0:
+            return None
+        spans = [(origin[pos], origin[pos + len(needle) - 1] + 1)]
+    for start, end in spans:
+        if physical is not None and _page_at(chunk, start) == physical:
+            return start, end
+    return spans[0]
+
+
+def _page_at(chunk: Chunk, offset: int) -> int | None:
+    for span in chunk.page_spans:
+        if len(span) == 3 and span[1] <= offset < span[2]:
+            return span[0]
+    return None
+
+
+def _pieces(chunk: Chunk, start: int, end: int) -> list[tuple[int, int, int, int, int]]:
+    """(physical, piece start, piece end, page-span start, page-span end) for each page the quote touches."""
+    out = []
+    for span in chunk.page_spans:
+        if len(span) != 3:
+            continue
+        physical, s0, s1 = span
+        a, b = max(start, s0), min(end, s1)
+        if a < b:
+            out.append((physical, a, b, s0, s1))
+    return out
+
+
+def _context(text: str, start: int, end: int, lo: int, hi: int) -> tuple[str, str]:
+    before, _ = text_key(text[max(lo, start - 4 * CONTEXT_CHARS):start])
+    after, _ = text_key(text[end:min(hi, end + 4 * CONTEXT_CHARS)])
+    return before[-CONTEXT_CHARS:], after[:CONTEXT_CHARS]
+
+
+def _longest_prefix(page: _Page, key: str) -> int:
+    """Length of the longest prefix of `key` found on the page (binary search: prefixes of a found one are)."""
+    lo, hi = 0, len(key)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _find(page, key[:mid]) is not None:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+# ---- the public functions ----------------------------------------------------------------------------
+
+
+def locate(citation: CitationLike, chunk: Chunk | None, pdf: Path | str | pymupdf.Document) -> list[PageRects]:
+    """[(physical page, [line rects])] where the citation's quote is printed, in reading order; a quote across
+    a page break gives both pages. [] when the quote is not found (the viewer then opens the cited page
+    without a highlight). `pdf` is a path, or a document already open (read from one thread at a time)."""
+    doc = pdf if isinstance(pdf, pymupdf.Document) else pymupdf.open(pdf)
+    try:
+        return _locate(citation, chunk, doc)
+    finally:
+        if doc is not pdf:
+            doc.close()
+
+
+def _locate(citation: CitationLike, chunk: Chunk | None, doc: pymupdf.Document) -> list[PageRects]:
+    pages: dict[int, _Page] = {}
+
+    def page(physical: int) -> _Page | None:
+        if not 1 <= physical <= doc.page_count:
+            return None
+        if physical not in pages:
+            pages[physical] = _Page(doc[physical - 1])
+        return pages[physical]
+
+    span = _quote_span(chunk, citation.quote, citation.physical_page) if chunk is not None else None
+    pieces = _pieces(chunk, *span) if chunk is not None and span is not None else []
+    found: list[PageRects] = []
+    if pieces:
+        for physical, a, b, lo, hi in pieces:
+            target = page(physical)
+            key, _ = text_key(chunk.text[a:b])
+            if target is None or not key:
+                continue
+            before, after = _context(chunk.text, a, b, lo, hi)
+            rects = _piece_rects(target, key, chunk.text[a:b], before, after)
+            if rects:
+                found.append((physical, [_plain(r) for r in rects]))
+        if found:
+            return found
+    return _locate_loose(citation, chunk, page)
+
+
+def _locate_loose(citation: CitationLike, chunk: Chunk | None, page) -> list[PageRects]:
+    """Without usable page spans: the whole quote on the cited page (or the chunk's pages), else its head at
+    the end of one page and the rest on the next."""
+    key, origin = text_key(citation.quote)
+    if not key:
+        return []
+    candidates = [citation.physical_page] + ([p for p in chunk.physical_pages if p != citation.physical_page]
+                                             if chunk is not None else [])
+    for physical in candidates:
+        target = page(physical)
+        if target is not None and (rects := _piece_rects(target, key, citation.quote, "", "")):
+            return [(physical, [_plain(r) for r in rects])]
+    first, second = page(citation.physical_page), page(citation.physical_page + 1)
+    if first is None or second is None:
+        return []
+    head = _longest_prefix(first, key)
+    if head == 0 or head == len(key):
+        return []
+    cut = origin[head]
+    rects_a = _piece_rects(first, key[:head], citation.quote[:cut], "", "")
+    rects_b = _piece_rects(second, key[head:], citation.quote[cut:], "", "")
+    if not rects_a or not rects_b:
+        return []
+    return [(citation.physical_page, [_plain(r) for r in rects_a]),
+            (citation.physical_page + 1, [_plain(r) for r in rects_b])]
+
+
+def _plain(r: pymupdf.Rect) -> Rect:
+    return (round(r.x0, 2), round(r.y0, 2), round(r.x1, 2), round(r.y1, 2))
+
+
+# ---- is this the PDF the index was built from? -------------------------------------------------------------
+
+_SHA_CACHE: dict[tuple[str, int, int], str] = {}
+
+
+def file_sha256(path: Path | str) -> str:
+    """sha256 of a file, remembered per (path, size, mtime) so the viewer can ask again for free."""
+    path = Path(path).resolve()
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key not in _SHA_CACHE:
+        digest = hashlib.sha256()
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        _SHA_CACHE[key] = digest.hexdigest()
+    return _SHA_CACHE[key]
+
+
+def recorded_pdf(index_dir: Path | str) -> tuple[str | None, str | None]:
+    """(sha256, file name) of the PDF an index was built from: from its manifest, else its pages.json (which
+    every build wrote); (None, None) when neither says."""
+    from duocthu_desktop.retrieval.manifest import MANIFEST_FILE
+
+    index_dir = Path(index_dir)
+    try:
+        manifest = json.loads((index_dir / MANIFEST_FILE).read_text(encoding="utf-8"))
+        if isinstance(manifest, dict) and isinstance(manifest.get("source_pdf_sha256"), str):
+            return manifest["source_pdf_sha256"], manifest.get("source_pdf_name")
+    except (OSError, ValueError):
+        pass
+    try:
+        pages = json.loads((index_dir / PAGES_FILE).read_text(encoding="utf-8"))
+        sha = pages.get("source_sha256") if isinstance(pages, dict) else None
+        if isinstance(sha, str) and len(sha) == 64:
+            name = pages.get("source_pdf")
+            return sha, Path(name).name if isinstance(name, str) else None
+    except (OSError, ValueError):
+        pass
+    return None, None
+
+
+def check_pdf(index_dir: Path | str, pdf_path: Path | str) -> str | None:
+    """None when `pdf_path` is the PDF the index was built from; else the Vietnamese line to show. Only
+    MSG_PDF_DIFFERENT (or a missing file) forbids highlighting; MSG_PDF_UNVERIFIED (an index that does not
+    record its PDF) is a warning, and the page still opens."""
+    if not Path(pdf_path).is_file():
+        return MSG_PDF_MISSING
+    sha, _ = recorded_pdf(index_dir)
+    if sha is None:
+        return MSG_PDF_UNVERIFIED
+    return None if file_sha256(pdf_path) == sha else MSG_PDF_DIFFERENT
+
+
+def may_highlight(message: str | None) -> bool:
+    """Whether the viewer may highlight after `check_pdf` returned `message`."""
+    return message is None or message == MSG_PDF_UNVERIFIED
