@@ -28,7 +28,8 @@ from duocthu_desktop.dosage.words import (
     kind_asked,
     names_dialysis,
 )
-from duocthu_desktop.qa.lexicon import condition_variants
+from duocthu_desktop.qa.lexicon import INSTRUCTION_TOPICS, condition_variants
+from duocthu_desktop.qa.textmatch import Text, find
 from duocthu_desktop.text import fold
 
 MAX_ROWS = 8
@@ -94,6 +95,7 @@ class Fit:
     # the rows are what the book says for this patient's own group or organ (the elderly, pregnancy, a renal or
     # hepatic band), not the usual doses: they stand even beside a contraindication for that group
     specific: bool = False
+    how_to: bool = False  # the question asks how to take the drug (a missed dose, with meals): its instructions
 
     @property
     def quarantined(self) -> bool:
@@ -201,6 +203,10 @@ def indication_score(condition: str, row: DoseRow) -> float:
 def choose(rows: list[DoseRow], p: Patient) -> Fit:
     """The rows of one dosage section that fit the patient, in the book's order, or what to ask first."""
     fit = Fit()
+    instructions = _instructions_asked(rows, p)
+    if instructions:
+        fit.rows, fit.how_to = instructions, True
+        return fit
     candidates = [r for r in rows if r.kind in DOSE_KINDS or _specific(r)]
     if p.renal_impairment and p.clcr is None and not p.dialysis:
         named = _asked_indication([r for r in candidates if r.renal is None], p)
@@ -211,9 +217,8 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     renal = [r for r in candidates if fits_renal(r, p) is True]
     if (p.clcr is not None or p.dialysis or p.renal_impairment) and renal:
         fit.specific = True
-        # with a ceiling the book gives for everyone (not one group's or weight's)
-        candidates = renal + [r for r in candidates if r.renal is None and r.kind == "max_dose"
-                              and r.population is None and r.age is None and r.weight_kg is None]
+        # the renal bands only: a normal-function ceiling beside them would read as this patient's limit
+        candidates = renal
     else:
         candidates = [r for r in candidates if r.renal is None or fits_renal(r, p)]
         if p.clcr is not None:
@@ -316,6 +321,12 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
 
 def _by_indication(candidates: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:
     candidates = _by_kind(candidates, p)
+    organ = [r for r in candidates if r.renal is not None or r.hepatic]
+    if organ:
+        # an impaired organ's bands hold for the drug, whatever it is given for; the other statements beside
+        # them (a ceiling) are narrowed as usual
+        rest = _by_indication([r for r in candidates if r not in organ], p, fit) if len(organ) < len(candidates) else []
+        return [r for r in candidates if r in organ or r in rest]
     asked = _asked_indication(candidates, p)
     if asked or not p.condition:
         return asked or candidates
@@ -355,7 +366,8 @@ def _by_kind(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
     """'liều nạp', 'liều tối đa': the statements of that kind, when the book gives some."""
     if p.kind is None:
         return candidates
-    return [r for r in candidates if r.kind == p.kind] or candidates
+    # an impaired organ's bands stay: they are the ceiling and the start for this patient
+    return [r for r in candidates if r.kind == p.kind or r.renal is not None or r.hepatic] or candidates
 
 
 @lru_cache(maxsize=4096)
@@ -411,17 +423,18 @@ def _without(text: str, names: list[str]) -> str:
 def _said_of_the_elderly(rows: list[DoseRow], p: Patient) -> list[DoseRow]:
     if p.population != "nguoi_cao_tuoi" and not (p.age_years is not None and p.age_years >= ELDERLY_YEARS):
         return []
-    own = [r for r in rows if r.population == "nguoi_cao_tuoi" or (r.population is None and _label_names_elderly(r))]
+    own = [r for r in rows if r.population == "nguoi_cao_tuoi" or (r.population is None and _label_names(r, "nguoi_cao_tuoi"))]
     if p.route:
         own = [r for r in own if not r.route or route_matches(p.route, r.route)]
     return own
 
 
-def _label_names_elderly(row: DoseRow) -> bool:
-    """'Trên bệnh nhân cao tuổi, bệnh nhân suy giảm chức năng gan: ...': a label naming the elderly among the
-    groups it is for (the row's population is then left open: either group)."""
-    label = row.text.split(":", 1)[0] if ":" in row.text[:120] else ""
-    return any(pop == "nguoi_cao_tuoi" and pattern.search(fold(label)) for pattern, pop in POPULATION_PATTERNS)
+def _label_names(row: DoseRow, population: str) -> bool:
+    """'Trên bệnh nhân cao tuổi, bệnh nhân suy giảm chức năng gan: ...', 'người lớn và trẻ em trên 10 kg: ...': a
+    label naming this group among the groups it is for (the row's population is then left open: either)."""
+    head = row.text[:150]
+    labels = head[: head.rfind(":")] if ":" in head else ""  # every label that opens the statement
+    return any(pop == population and pattern.search(fold(labels)) for pattern, pop in POPULATION_PATTERNS)
 
 
 def _by_group_label(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
@@ -441,6 +454,18 @@ def _by_group_label(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
 def _opening_label(row: DoseRow) -> str:
     head, colon, _ = row.text.partition(":")
     return head.strip() if colon and len(head) <= 30 and not any(ch.isdigit() for ch in head) else ""
+
+
+def _instructions_asked(rows: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """The statements that print the words of the instruction topic the question asks about (lexicon
+    INSTRUCTION_TOPICS: a missed dose, meals, preparing); [] when it asks about none. Tables are left to the PDF."""
+    said = Text.of(p.question)
+    printed = [words for asks, words in INSTRUCTION_TOPICS if any(find(said, a) for a in asks)]
+    if not printed:
+        return []
+    wanted = [w for words in printed for w in words]
+    return [r for r in rows if not r.quarantined
+            and any(re.search(r"(?<!\w)" + re.escape(w) + r"(?!\w)", r.text.lower()) for w in wanted)]
 
 
 def _own_group(candidates: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:
@@ -482,6 +507,8 @@ def _child_facts_missing(candidates: list[DoseRow], p: Patient) -> bool:
 def _for_children(row: DoseRow) -> bool:
     if row.population in ("tre_em", "so_sinh"):
         return True
+    if row.population is None and _label_names(row, "tre_em"):
+        return True  # "Dùng dung dịch trực tràng, người lớn và trẻ em trên 10 kg: ...": children among its groups
     if row.age is None:
         return False
     lo, hi = row.age.years()

@@ -308,6 +308,8 @@ class SectionReader:
                 self._sentences(chunk, spans[:-1], end=spans[-1][0])
                 start = spans[-1][0]
             words = text[start:end].strip().rstrip(":")
+            if _is_organ(read_fields(words, label=True)):
+                self._leave_inline_indications()
             f = _overlay(self.inherited(), _group_only(read_fields(words, label=True)))
             f.routes = routes_in(words) or f.routes
             kind = "adjustment" if f.renal is not None or f.hepatic else "instruction"
@@ -344,6 +346,8 @@ class SectionReader:
         if kind == "note" and _ADMIN_NOTE.match(fold(words)):
             # how to prepare or give the drug: no longer about one organ's impairment
             self.stack = [lv for lv in self.stack if not (lv.dim == "group" and _is_organ(lv.fields))]
+        if kind == "group" and _is_organ(f):
+            self._leave_inline_indications()
         if kind == "group" and _is_organ(f) and _ORGAN_RULE.search(fold(words)):
             # "Đối với người suy thận, phải giảm liều theo ...:": a rule for the drug, not for the indication or
             # the labelled group whose paragraph it ends; only the section's own group headings stay above it
@@ -356,6 +360,11 @@ class SectionReader:
         self.push(kind, words, f, inline, paragraph_only)
         if soft and self.stack and self.stack[-1].label == words:
             self.stack[-1].soft = True
+
+    def _leave_inline_indications(self) -> None:
+        """An impaired organ's band ("Đối với suy thận:", a renal table) is the drug's, not the indication a label
+        opened a paragraph with above it ("Cấp cứu: 12,5 - 25 mg/lần ..."); headings alone on their line stay."""
+        self.stack = [lv for lv in self.stack if not (lv.dim == "indication" and (lv.inline or lv.soft))]
 
     def _piece(self, chunk: Chunk, piece: reading.Piece, carry: Fields, at_end: bool, first: bool) -> Fields:
         text = chunk.text

@@ -8,7 +8,6 @@ conditions by the indication hits (`qa.condition_answer`). Citations are built b
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from duocthu_desktop import messages
@@ -31,9 +30,7 @@ from duocthu_desktop.qa.cited_answer import (
 )
 from duocthu_desktop.qa.engine_types import EngineAnswer
 from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.lexicon import INSTRUCTION_TOPICS
 from duocthu_desktop.qa.sentences import paragraphs, select_answer_spans, split_sentences
-from duocthu_desktop.qa.textmatch import Text, find
 from duocthu_desktop.retrieval.types import IndicationHit, SectionResult
 from duocthu_desktop.text import fold
 
@@ -84,15 +81,6 @@ class ExtractiveEngine:
     ) -> EngineAnswer:
         """The dose statements that fit this patient, each under a title made from its own typed fields."""
         drug = _drug_name(monograph, monograph.drug_id)
-        asked = _instruction_rows(frame.question, rows)
-        if asked:
-            # how to take it, not how much ("Quên uống 1 liều thì phải làm sao?"): the book's own statements on it
-            answer = CitedAnswer()
-            by_id = {c.chunk_id: c for c in chunks}
-            for row in asked:  # a statement that gives a dose keeps the title of its own group and route
-                title = dose_title(drug, row) if row.kind in dose_fit.DOSE_KINDS else f"{drug} — Cách dùng"
-                answer.add(title, "dosage", by_id[row.chunk_id], row.start, row.end)
-            return answer.result(None).model_copy(update={"dosage_filtered": True})
         fit = dose_fit.choose(rows, dose_fit.Patient.from_frame(frame))
         if fit.ask_route:
             replies = [ROUTE_NAMES[r] for r in fit.ask_route]
@@ -124,10 +112,12 @@ class ExtractiveEngine:
         answer = CitedAnswer()
         for row in fit.rows:
             chunk = by_id[row.chunk_id]
+            # how to take it ("Quên uống 1 liều ..."): a statement that gives no dose is the book's instruction
+            title = f"{drug} — Cách dùng" if fit.how_to and row.kind not in dose_fit.DOSE_KINDS else dose_title(drug, row)
             if row.quarantined:
-                answer.add_quarantined(dose_title(drug, row) + ": bảng cần đối chiếu trang PDF", chunk)
+                answer.add_quarantined(title + ": bảng cần đối chiếu trang PDF", chunk)
             else:
-                answer.add(dose_title(drug, row), "dosage", chunk, row.start, row.end)
+                answer.add(title, "dosage", chunk, row.start, row.end)
         message = join_messages(*fit.notes) if fit.notes else ""
         if fit.quarantined:
             result = answer.result(Reason.QUARANTINED_EVIDENCE, join_messages(message, quarantine_message()))
@@ -204,18 +194,6 @@ def _locate(
         if lo < hi:
             yield chunk, lo - base, hi - base
 
-
-
-def _instruction_rows(question: str, rows: list[DoseRow]) -> list[DoseRow]:
-    """The statements that print the words of the instruction topic the question asks about (lexicon
-    INSTRUCTION_TOPICS), quarantined parts excepted; [] when it asks about none."""
-    said = Text.of(question)
-    printed = [words for asks, words in INSTRUCTION_TOPICS if any(find(said, a) for a in asks)]
-    if not printed:
-        return []
-    wanted = [w for words in printed for w in words]
-    return [r for r in rows if not r.quarantined
-            and any(re.search(r"(?<!\w)" + re.escape(w) + r"(?!\w)", r.text.lower()) for w in wanted)]
 
 
 def _route_name(route: str | None) -> str:

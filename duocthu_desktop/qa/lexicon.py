@@ -193,6 +193,8 @@ PREGNANCY_SECTION_EXTRA: tuple[str, ...] = ("thai kỳ",)
 # "Can X be used ...?" with no section named: the contraindications answer it.
 CAN_USE_PHRASES: tuple[str, ...] = (
     "có dùng được", "dùng được không", "có được dùng", "có nên dùng", "uống được không",
+    # "có dùng aspirin giảm đau được không": the drug stands between the verb and the question
+    "được không", "có được không",
 )
 WHOLE_SECTION_PHRASES: tuple[str, ...] = ("toàn bộ", "tất cả", "đầy đủ", "cả mục", "nguyên văn", "chi tiết")
 

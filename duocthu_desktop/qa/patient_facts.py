@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from duocthu_desktop.qa.comorbidities import Said
 from duocthu_desktop.qa.frame import QueryFrame
 from duocthu_desktop.qa.textmatch import Text, find
 from duocthu_desktop.text import fold
@@ -61,6 +62,7 @@ _BELOW_WORDS = ("duoi", "nho hon", "be hon", "<", "≤")
 def add_patient_facts(frame: QueryFrame, text: str) -> QueryFrame:
     """The frame with trimester, renal and hepatic impairment and the age bound read from `text` (in place)."""
     words = Text.of(text)
+    _mother_and_baby(frame, words)
     frame.renal_impairment = _any_fact(words, RENAL_PHRASES) or (
         frame.clcr is not None and frame.clcr < NORMAL_CLCR
     ) or _creatinine_raised(words)
@@ -74,13 +76,30 @@ def add_patient_facts(frame: QueryFrame, text: str) -> QueryFrame:
         frame.turn_type == "unknown"
         and frame.drug_ids
         and frame.section_key is None
-        and (frame.renal_impairment or frame.hepatic_impairment or frame.trimester is not None)
+        and (frame.renal_impairment or frame.hepatic_impairment or frame.trimester is not None
+             or _names_a_condition(frame))
     ):
         # "Người suy gan dùng paracetamol được không?": whether this patient may use it is first a matter of the
         # drug's contraindications.
         frame.section_key = "chong_chi_dinh"
         frame.turn_type = "drug_attribute"
     return frame
+
+
+# "Mẹ đang cho con 3 tháng tuổi bú": the mother breastfeeds; the age is the baby's, not the patient's
+_BREASTFEEDS = re.compile(r"\bcho (?:con|be|tre) (?:\w+ ){0,4}?bu\b|\b(?:me|nguoi me)\b.*\bbu\b")
+_BABY_AGE = re.compile(r"\b(?:con|be|chau)(?: nha)? (\d+(?:[.,]\d+)? (?:ngay|tuan|thang|nam) tuoi|\d+ (?:ngay|tuan|thang))")
+
+
+def _mother_and_baby(frame: QueryFrame, text: Text) -> None:
+    if not _BREASTFEEDS.search(text.folded):
+        return
+    frame.breastfeeding = True
+    baby = _BABY_AGE.search(text.folded)
+    if baby and frame.age_text and fold(frame.age_text) in baby.group(0):
+        frame.age_years = frame.age_text = None
+        if frame.population in ("tre_em", "so_sinh"):
+            frame.population = "cho_con_bu"
 
 
 def _creatinine_raised(text: Text) -> bool:
@@ -92,6 +111,12 @@ def _creatinine_raised(text: Text) -> bool:
         if value > (CREATININE_NORMAL_MG_DL if unit.startswith("mg") else CREATININE_NORMAL_UMOL_L):
             return True
     return False
+
+
+def _names_a_condition(frame: QueryFrame) -> bool:
+    """'Bệnh nhân có tiền sử hen phế quản có dùng aspirin được không?': the patient's own condition, asked about
+    a drug, is first a matter of the drug's contraindications."""
+    return Said.of(frame.question, list(frame.drug_mentions.values())).any()
 
 
 def extract_trimester(text: Text, pregnant: bool = False) -> int | None:
