@@ -62,16 +62,22 @@ def text_key(text: str) -> tuple[str, list[int]]:
     return "".join(k for _, k in pairs), [i for i, _ in pairs]
 
 
+Box = tuple[float, float, float, float]
+
+
+def _union(boxes: Iterable[Box]) -> Box:
+    x0s, y0s, x1s, y1s = zip(*boxes, strict=True)
+    return min(x0s), min(y0s), max(x1s), max(y1s)
+
+
 @dataclass
 class _Line:
-    words: list[tuple[float, float, float, float, str]]
+    words: list[tuple[Box, str]]
+    box: Box = (0.0, 0.0, 0.0, 0.0)
 
-    @property
-    def rect(self) -> pymupdf.Rect:
-        r = pymupdf.Rect(self.words[0][:4])
-        for w in self.words[1:]:
-            r |= pymupdf.Rect(w[:4])
-        return r
+    def close(self) -> _Line:
+        self.box = _union(b for b, _ in self.words)
+        return self
 
 
 class _PageText:
@@ -82,35 +88,26 @@ class _PageText:
         chars: list[str] = []
         self.owner: list[tuple[int, int]] = []  # (line, word) of each key character
         for li, line in enumerate(lines):
-            for wi, word in enumerate(line.words):
-                key, _ = text_key(word[4])
+            for wi, (_, word) in enumerate(line.words):
+                key, _ = text_key(word)
                 chars.append(key)
                 self.owner.extend([(li, wi)] * len(key))
         self.key = "".join(chars)
 
-    def rects(self, start: int, end: int) -> list[pymupdf.Rect]:
-        """One rectangle per line for the words holding key characters start..end-1, in reading order."""
-        by_line: dict[int, list[int]] = {}
+    def rects(self, start: int, end: int) -> list[Box]:
+        """One box per line for the words holding key characters start..end-1, in reading order."""
+        by_line: dict[int, set[int]] = {}
         for li, wi in self.owner[start:end]:
-            by_line.setdefault(li, [])
-            if wi not in by_line[li]:
-                by_line[li].append(wi)
-        out = []
-        for li, wis in by_line.items():
-            words = self.lines[li].words
-            r = pymupdf.Rect(words[wis[0]][:4])
-            for wi in wis[1:]:
-                r |= pymupdf.Rect(words[wi][:4])
-            out.append(r)
-        return out
+            by_line.setdefault(li, set()).add(wi)
+        return [_union(self.lines[li].words[wi][0] for wi in wis) for li, wis in by_line.items()]
 
 
 def _lines(page: pymupdf.Page) -> list[_Line]:
     """The page's text lines as PyMuPDF extracts them (content-stream order)."""
     grouped: dict[tuple[int, int], _Line] = {}
     for x0, y0, x1, y1, text, block, line, _ in page.get_text("words"):
-        grouped.setdefault((block, line), _Line([])).words.append((x0, y0, x1, y1, text))
-    return list(grouped.values())
+        grouped.setdefault((block, line), _Line([])).words.append(((x0, y0, x1, y1), text))
+    return [line.close() for line in grouped.values()]
 
 
 def _column_order(lines: list[_Line], width: float) -> list[_Line]:
@@ -119,43 +116,52 @@ def _column_order(lines: list[_Line], width: float) -> list[_Line]:
     mid = width / 2
 
     def column(line: _Line) -> int:
-        r = line.rect
-        if r.x0 < mid < r.x1 and r.width > width / 3:
+        x0, _, x1, _ = line.box
+        if x0 < mid < x1 and x1 - x0 > width / 3:
             return 0
-        return 0 if (r.x0 + r.x1) / 2 < mid else 1
+        return 0 if (x0 + x1) / 2 < mid else 1
 
-    ordered = sorted(lines, key=lambda ln: (column(ln), ln.rect.y0, ln.rect.x0))
+    ordered = sorted(lines, key=lambda ln: (column(ln), ln.box[1], ln.box[0]))
     rows: list[list[_Line]] = []
     for line in ordered:
         last = rows[-1][-1] if rows else None
-        if last is not None and column(last) == column(line) and _same_row(last.rect, line.rect):
+        if last is not None and column(last) == column(line) and _same_row(last.box, line.box):
             rows[-1].append(line)
         else:
             rows.append([line])
-    return [ln for row in rows for ln in sorted(row, key=lambda ln: ln.rect.x0)]
+    return [ln for row in rows for ln in sorted(row, key=lambda ln: ln.box[0])]
 
 
-def _same_row(a: pymupdf.Rect, b: pymupdf.Rect) -> bool:
-    overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
-    return overlap > 0.6 * min(a.height, b.height)
+def _same_row(a: Box, b: Box) -> bool:
+    overlap = min(a[3], b[3]) - max(a[1], b[1])
+    return overlap > 0.6 * min(a[3] - a[1], b[3] - b[1])
 
 
 class _Page:
-    """One PDF page's words in the orders worth trying (column order first, then the PDF's own)."""
+    """One PDF page's words in the orders worth trying: column order first, then the PDF's own."""
 
     def __init__(self, page: pymupdf.Page) -> None:
         self.page = page
-        stream = _lines(page)
-        self.orders = [_PageText(_column_order(stream, page.rect.width)), _PageText(stream)]
+        self._orders: list[_PageText] = []
+
+    @property
+    def orders(self) -> list[_PageText]:
+        if not self._orders:
+            stream = _lines(self.page)
+            self._orders = [_PageText(_column_order(stream, self.page.rect.width)), _PageText(stream)]
+        return self._orders
 
 
 # ---- finding one piece on one page ---------------------------------------------------------------------
 
 
-def _common_prefix(a: str, b: str) -> int:
+def _agree(hay: str, at: int, text: str, step: int) -> int:
+    """How many characters of `text` agree with `hay` from `at` going by `step` (+1 forwards, -1 backwards)."""
     n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
+    chars = text if step > 0 else reversed(text)
+    for ch in chars:
+        i = at + step * n
+        if not 0 <= i < len(hay) or hay[i] != ch:
             break
         n += 1
     return n
@@ -166,7 +172,7 @@ def _best_occurrence(hay: str, needle: str, before: str, after: str) -> int | No
     best, best_score = None, -1
     pos = hay.find(needle)
     while pos >= 0:
-        score = _common_prefix(hay[:pos][::-1], before[::-1]) + _common_prefix(hay[pos + len(needle):], after)
+        score = _agree(hay, pos - 1, before, -1) + _agree(hay, pos + len(needle), after, 1)
         if score > best_score:
             best, best_score = pos, score
         pos = hay.find(needle, pos + 1)
@@ -181,22 +187,30 @@ def _find(page: _Page, needle: str, before: str = "", after: str = "") -> tuple[
     return None
 
 
-def _sharpen(page: pymupdf.Page, printed: str, lines: list[pymupdf.Rect]) -> list[pymupdf.Rect]:
+def _sharpen(page: pymupdf.Page, printed: str, lines: list[Box]) -> list[Box]:
     """PyMuPDF's own boxes for `printed` on the matched lines, if it finds it on every one; else the lines."""
     needle = " ".join(printed.split())
     if not needle:
         return lines
     try:
-        hits = page.search_for(needle)
+        hits = [tuple(h) for h in page.search_for(needle)]
     except Exception:  # noqa: BLE001 - a search failure only costs the sharper boxes
         return lines
-    grown = [r + (-1, -1, 1, 1) for r in lines]
-    kept = [h for h in hits if any(g.contains(pymupdf.Point((h.x0 + h.x1) / 2, (h.y0 + h.y1) / 2)) for g in grown)]
-    covered = all(any(g.intersects(h) for h in kept) for g in grown)
+    grown = [(x0 - 1, y0 - 1, x1 + 1, y1 + 1) for x0, y0, x1, y1 in lines]
+    kept = [h for h in hits if any(_inside(((h[0] + h[2]) / 2, (h[1] + h[3]) / 2), g) for g in grown)]
+    covered = all(any(_overlap(g, h) for h in kept) for g in grown)
     return kept if kept and covered else lines
 
 
-def _piece_rects(page: _Page, key: str, printed: str, before: str, after: str) -> list[pymupdf.Rect]:
+def _inside(point: tuple[float, float], box: Box) -> bool:
+    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _piece_rects(page: _Page, key: str, printed: str, before: str, after: str) -> list[Box]:
     found = _find(page, key, before, after)
     if found is None:
         return []
@@ -335,8 +349,8 @@ def _locate_loose(citation: CitationLike, chunk: Chunk | None, page) -> list[Pag
             (citation.physical_page + 1, [_plain(r) for r in rects_b])]
 
 
-def _plain(r: pymupdf.Rect) -> Rect:
-    return (round(r.x0, 2), round(r.y0, 2), round(r.x1, 2), round(r.y1, 2))
+def _plain(r: Box) -> Rect:
+    return (round(r[0], 2), round(r[1], 2), round(r[2], 2), round(r[3], 2))
 
 
 # ---- is this the PDF the index was built from? -------------------------------------------------------------

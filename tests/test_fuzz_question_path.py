@@ -152,15 +152,15 @@ def generated_questions(rng: random.Random, count: int) -> list[str]:
 
 
 def long_questions(rng: random.Random) -> list[str]:
-    """Inputs of LONG_CHARS characters: words, one token, digits, combining marks, controls, personal data."""
+    """Inputs of about LONG_CHARS characters: words, one token, digits, marks and controls, personal data."""
     words = " ".join(_clinical(rng) for _ in range(4000))
+    ask = " liều paracetamol cho trẻ 5 tuổi?"
     return [
         words[:LONG_CHARS],
         ("Liều paracetamol " + "a" * LONG_CHARS)[:LONG_CHARS],
         "".join(rng.choice("0123456789 ,.") for _ in range(LONG_CHARS)),
-        ("e" + "\u0301" * LONG_CHARS)[:LONG_CHARS],
-        "".join(rng.choice("\x00\x01\x1b\x7f\u202e\u200b ") for _ in range(LONG_CHARS)),
-        " ".join(f"{_personal(rng)} {_clinical(rng)}" for _ in range(2000))[:LONG_CHARS],
+        "".join(rng.choice("e\u0301\u0323\u0651\x00\x01\x1b\x7f\u202e\u200b ") for _ in range(LONG_CHARS)),
+        (" ".join(_personal(rng) for _ in range(3000)) + " " * LONG_CHARS)[: LONG_CHARS - len(ask)] + ask,
     ]
 
 

@@ -404,6 +404,9 @@ def _naming_score(indication: str, said: list[str]) -> float:
 
     for alternative in re.split(r"[,;()]|\s(?:hoặc|và)\s", indication):
         words = specific(alternative)
+        whole = [w.lower() for w in re.findall(r"\w+", alternative)]
+        if len(whole) >= 2 and _phrase_said(whole, said):
+            return 1.0  # "Nhiễm khuẩn nặng" typed as printed, general words and all
         if not words or (len(words) == 1 and len(words[0]) < 5):
             continue
         if all(present(w) for w in words):
@@ -411,6 +414,15 @@ def _naming_score(indication: str, said: list[str]) -> float:
     words = specific(indication)
     found = sum(1 for w in words if present(w))
     return found / len(words) if found >= 2 and found * 5 >= len(words) * 3 else 0.0
+
+
+def _phrase_said(phrase: list[str], said: list[str]) -> bool:
+    """The words stand together in the question, as written or folded where the person typed none."""
+    n = len(phrase)
+    for i in range(len(said) - n + 1):
+        if all(q == w or (fold(q) == q and fold(w) == q) for q, w in zip(said[i : i + n], phrase, strict=True)):
+            return True
+    return False
 
 
 def _without(text: str, names: list[str]) -> str:

@@ -28,6 +28,7 @@ _NEGATION = frozenset({"không", "chưa", "khong", "chua"})
 _UP = frozenset({"tăng", "cao", "tang"})
 _DOWN = frozenset({"thấp", "hạ", "giảm", "thap", "ha", "giam"})
 _SINGLE_MIN_LETTERS = 6
+MAX_TOKENS = 400  # a question's conditions are in its first few hundred words; a pasted document is not read whole
 _GENERAL = frozenset(GENERAL_WORDS) | frozenset(fold(w) for w in GENERAL_WORDS) | {"."}
 
 
@@ -42,6 +43,7 @@ class Said:
 
     @classmethod
     def of(cls, question: str, drop: list[str]) -> Said:
+        question = question[: MAX_TOKENS * 12]  # about MAX_TOKENS words
         folded = fold(question) == question.lower()
         text = fold(question) if folded else question.lower()
         # drugs and routes are not conditions ("truyền tĩnh mạch" is how, "tĩnh mạch" no disease)
@@ -53,7 +55,7 @@ class Said:
         negated: list[bool] = []
         clauses: list[int] = []
         neg, clause = False, 0
-        for token in re.findall(r"\w+|[^\w\s]", text):
+        for token in re.findall(r"\w+|[^\w\s]", text)[:MAX_TOKENS]:
             if not token[0].isalnum():
                 neg, clause = False, clause + 1
                 continue
@@ -72,13 +74,13 @@ class Said:
         content = self.content()
         drop: set[int] = set()
         for k in range(len(content)):
-            for end in range(len(content), k + 1, -1):
-                run = content[k:end]
-                if len({self.clauses[i] for i in run}) > 1:
-                    continue
-                if " " + " ".join(self.words[i] for i in run) + " " in printed:
-                    drop.update(run)
-                    break
+            # the longest run from here that the text prints, grown one word at a time (linear, not quadratic)
+            end = k + 1
+            while (end < len(content) and self.clauses[content[end]] == self.clauses[content[k]]
+                   and " " + " ".join(self.words[i] for i in content[k : end + 1]) + " " in printed):
+                end += 1
+            if end - k >= 2:
+                drop.update(content[k:end])
         if not drop:
             return self
         words = tuple("." if i in drop else w for i, w in enumerate(self.words))

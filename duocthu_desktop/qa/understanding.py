@@ -77,6 +77,12 @@ def understand(text: str, catalog: Catalog) -> QueryFrame:
     mentions: dict[str, str] = {}
     for match in resolution.matches:
         mentions.setdefault(match.drug_id, match.said)
+    if len(drug_ids) > 1 and not interaction_cue:
+        # "... không dùng được aspirin, liều clopidogrel ...": a drug the patient cannot take is context
+        kept = [d for d in drug_ids if not _ruled_out(clean, mentions.get(d, ""))]
+        if kept:
+            drug_ids = kept
+            mentions = {d: m for d, m in mentions.items() if d in kept}
 
     ask = route_section(clean)
     age = extractors.extract_age(clean)
@@ -270,6 +276,23 @@ def _clean_condition(part: str, filler: bool = True) -> str | None:
         if part == which or fold(part) == fold(which):
             return None
     return part if len(part) >= 2 else None
+
+
+_RULED_OUT_WORDS = (r"(?:không (?:dùng|uống|dung nạp) được|không thể (?:dùng|uống)|không dung nạp(?: được)?"
+                    r"|dị ứng(?: với)?|chống chỉ định(?: với)?)\s+(?:thuốc\s+)?$")
+_RULED_OUT = re.compile(_RULED_OUT_WORDS)
+_RULED_OUT_FOLDED = re.compile(fold(_RULED_OUT_WORDS))
+
+
+def _ruled_out(text: Text, said: str) -> bool:
+    """The drug is named as one the patient cannot take ("không dùng được aspirin", "dị ứng với penicilin")."""
+    if not said:
+        return False
+    at = text.norm.find(said.lower())
+    if at < 0:
+        return False
+    before = text.norm[max(0, at - 40) : at]
+    return bool(_RULED_OUT.search(before) or _RULED_OUT_FOLDED.search(fold(before)))
 
 
 def _dedupe(items: list[str]) -> list[str]:
