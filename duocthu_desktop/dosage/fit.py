@@ -207,7 +207,10 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     if instructions:
         fit.rows, fit.how_to = instructions, True
         return fit
-    candidates = [r for r in rows if r.kind in DOSE_KINDS or _specific(r)]
+    # doses, and for an impaired organ also what the book tells to do ("Suy gan: ... dùng liều thấp", "Clcr < 30
+    # ml/phút không được dùng viên 875 mg"): guidance for this very patient
+    candidates = [r for r in rows if r.kind in DOSE_KINDS or _specific(r)
+                  or (r.hepatic and p.hepatic_impairment) or (r.renal is not None and fits_renal(r, p) is True)]
     if p.renal_impairment and p.clcr is None and not p.dialysis:
         named = _asked_indication([r for r in candidates if r.renal is None], p)
         if named and all(r.indication and "thận" in r.indication.lower() for r in named):
@@ -298,7 +301,7 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
     routes_here = _routes(candidates)
     if p.route:
         # a renal band that prints no route adjusts the drug by every route it is given by
-        routed = [r for r in candidates if route_matches(p.route, r.route) or (r.renal is not None and not r.route)]
+        routed = [r for r in candidates if route_matches(p.route, r.route) or (_organ(r) and not r.route)]
         if not routed and not (len(routes_here) <= 1 and not any(r.route for r in candidates)):
             fit.no_dose_for_route = True
             fit.ask_route = _routes([r for r in candidates if r.kind in DOSE_KINDS]) or _routes(
@@ -315,13 +318,13 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
     one_route = len(dosed_routes) <= 1 and (not p.route or not dosed_routes or route_matches(p.route, dosed_routes))
     if (len(_routes(candidates)) > 1 or p.route) and not one_route:
         # a statement with no route is shown only when the section doses by one route (the one asked for)
-        candidates = [r for r in candidates if r.route or r.renal is not None]
+        candidates = [r for r in candidates if r.route or _organ(r)]
     return candidates
 
 
 def _by_indication(candidates: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:
     candidates = _by_kind(candidates, p)
-    organ = [r for r in candidates if r.renal is not None or r.hepatic]
+    organ = [r for r in candidates if _organ(r)]
     if organ:
         # an impaired organ's bands hold for the drug, whatever it is given for; the other statements beside
         # them (a ceiling) are narrowed as usual
@@ -362,12 +365,17 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
     return chosen if len(chosen) < len(candidates) else []
 
 
+def _organ(row: DoseRow) -> bool:
+    """A statement for an impaired kidney or liver: with no route printed, it holds for every route."""
+    return row.renal is not None or row.hepatic
+
+
 def _by_kind(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
     """'liều nạp', 'liều tối đa': the statements of that kind, when the book gives some."""
     if p.kind is None:
         return candidates
     # an impaired organ's bands stay: they are the ceiling and the start for this patient
-    return [r for r in candidates if r.kind == p.kind or r.renal is not None or r.hepatic] or candidates
+    return [r for r in candidates if r.kind == p.kind or _organ(r)] or candidates
 
 
 @lru_cache(maxsize=4096)

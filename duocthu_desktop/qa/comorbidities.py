@@ -24,6 +24,7 @@ _ITEM_SPLIT = re.compile(
     r"|\s(?:hoặc|hoac|hay|và|va|như|nhu|kể cả|ke ca|bao gồm|bao gom|trừ khi|tru khi|do|vì|vi)\s",
     re.IGNORECASE,
 )
+_CAUSED = re.compile(r"(?:gây(?: ra)?|gay(?: ra)?|làm|lam|dẫn (?:tới|đến)|dan (?:toi|den))\s.*$")
 _NEGATION = frozenset({"không", "chưa", "khong", "chua"})
 _UP = frozenset({"tăng", "cao", "tang"})
 _DOWN = frozenset({"thấp", "hạ", "giảm", "thap", "ha", "giam"})
@@ -102,6 +103,8 @@ def bears_on(sentence: str, said: Said) -> bool:
 
 
 def _item_matches(item: str, said: Said) -> bool:
+    # "có thể gây suy thận": what the drug may cause, not a condition the patient has
+    item = _CAUSED.sub(" ", item)
     raw = _WORD.findall(item)
     core = [w for w in raw if w not in _GENERAL]
     if not core:

@@ -19,6 +19,7 @@ from duocthu_desktop.qa.engine_types import EngineAnswer
 from duocthu_desktop.qa.frame import QueryFrame
 from duocthu_desktop.qa.sentences import split_sentences
 from duocthu_desktop.retrieval.types import SectionResult
+from duocthu_desktop.text import fold
 
 CONTRAINDICATIONS = "chong_chi_dinh"
 PREGNANCY = "thoi_ky_mang_thai"
@@ -109,8 +110,19 @@ def warning_answer(
         answer.add(warning.title(drug), "warning", warning.chunk, warning.start, warning.end)
     return answer.result(None).model_copy(update={
         "warns_against": any(w.strength <= 1 or w.section_key == CONTRAINDICATIONS for w in found),
-        "contraindicated": any(w.section_key == CONTRAINDICATIONS for w in found),
+        # "Suy gan nặng." for a patient said only to have "suy gan": shown first, but the usual dose is not hidden
+        "contraindicated": any(w.section_key == CONTRAINDICATIONS and not _graver_than_said(w.text, frame.question)
+                               for w in found),
     })
+
+
+_SEVERITY = re.compile(r"(?<!\w)(?:nặng|nghiêm trọng|mất bù|giai đoạn cuối|tiến triển|cấp tính)(?!\w)")
+
+
+def _graver_than_said(sentence: str, question: str) -> bool:
+    """The sentence names a severity ("nặng", "mất bù") the question does not: it may not be this patient."""
+    said = question.lower()
+    return any(m.group(0) not in said and fold(m.group(0)) not in fold(said) for m in _SEVERITY.finditer(sentence.lower()))
 
 
 def _section_warnings(key: str, section: SectionResult, patient: rules.Patient) -> list[Warning]:
@@ -186,6 +198,8 @@ def warn_first(warnings: EngineAnswer, answer: EngineAnswer) -> EngineAnswer:
             "reason": None if answer.decision == "verify_pdf" else answer.reason,
         })
         message = join_messages(CONTRAINDICATED_NOTE, answer.message)
+    elif warnings.contraindicated and answer.decision == "abstain" and not answer.blocks:
+        message = CONTRAINDICATED_NOTE  # not "check the patient's facts": the book has said why, above
     blocks, citations = renumbered(answer, len(warnings.citations), skip=shown)
     blocks = list(warnings.blocks) + blocks
     citations = list(warnings.citations) + citations
