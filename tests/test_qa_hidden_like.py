@@ -21,19 +21,24 @@ EVAL_DIR = Path(__file__).parent / "eval"
 HIDDEN_LIKE = EVAL_DIR / "hidden_like.jsonl"
 HIDDEN_LIKE_2 = EVAL_DIR / "hidden_like_2.jsonl"
 HIDDEN_LIKE_3 = EVAL_DIR / "hidden_like_3.jsonl"
+# Written in issue 7's second round by a helper who read the book and never the code, to ask the build fifty
+# questions nobody here had written: routes, groups, indications, renal, contraindications, names, follow-ups.
+FRESH_EYES = EVAL_DIR / "fresh_eyes.jsonl"
 # Measured 78 of 79 (vanco-oral-adult left, a parser limit written up in the report, kept failing on purpose).
 MIN_PASSED = 78
 # Measured 70 of 70.
 MIN_PASSED_2 = 70
 # Measured 48 of 48 (45 before the third round's rules).
 MIN_PASSED_3 = 48
+MIN_PASSED_FRESH = 50
 FILES = {
     "hidden_like": (HIDDEN_LIKE, MIN_PASSED),
     "hidden_like_2": (HIDDEN_LIKE_2, MIN_PASSED_2),
     "hidden_like_3": (HIDDEN_LIKE_3, MIN_PASSED_3),
+    "fresh_eyes": (FRESH_EYES, MIN_PASSED_FRESH),
 }
 # The third file is shorter: it stresses indications, maximum doses, frequency, renal/hepatic and one-fact follow-ups.
-MIN_CASES = {"hidden_like": 60, "hidden_like_2": 60, "hidden_like_3": 40}
+MIN_CASES = {"hidden_like": 60, "hidden_like_2": 60, "hidden_like_3": 40, "fresh_eyes": 50}
 
 
 @pytest.fixture(scope="module", params=sorted(FILES))
@@ -68,8 +73,11 @@ def test_hidden_like_files_share_no_case_id():
 # expectations were tuned on the old rules. The goals above and zero forbidden hits stay the goals; where a file
 # misses one, the test is a strict xfail that names the measured figure, so a build that reaches the goal fails
 # the marker and it must be removed.
-MEASURED_PASSED = {"hidden_like": 64, "hidden_like_2": 66, "hidden_like_3": 33}
-MEASURED_FORBIDDEN = {"hidden_like": 6, "hidden_like_3": 1}
+# Issue 7, second round. The cases still missed are written up in the issue note: four of them (a child's weight
+# asked for a dose per kg with no weight band; a route asked before a renal band that prints its own route;
+# a group asked beside the liver's own dose) encode an earlier design that the safety file contradicts.
+MEASURED_PASSED = {"hidden_like": 74, "hidden_like_2": 69, "hidden_like_3": 46, "fresh_eyes": 48}
+MEASURED_FORBIDDEN = {"hidden_like_3": 1}
 
 
 @pytest.mark.integration
@@ -83,7 +91,8 @@ def test_hidden_like_no_forbidden_hits(hidden_like_report: dict, eval_file, requ
     name = eval_file[0]
     if name in MEASURED_FORBIDDEN:
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"{MEASURED_FORBIDDEN[name]} forbidden hits "
-                                              "measured: a ';' clause or trailing group the parser does not cut yet"))
+                                              "measured: a group heading (\"Trẻ em:\") still holds over the italic topics "
+                                              "printed after its own paragraph"))
     assert hidden_like_report["totals"]["forbidden_hits"] == 0
 
 

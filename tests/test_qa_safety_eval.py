@@ -34,11 +34,10 @@ CATEGORIES = (
 )
 MIN_CASES = 110
 MIN_PER_CATEGORY = 8
-# The goal is every case. Measured 63 of 131 with 16 forbidden hits after issue 7 (the old band rules: 47 with
-# 36). Both tests below are strict xfails naming the measured figures until the goals are met.
+# The goal is every case. Measured 63 of 131 with 16 forbidden hits after issue 7's first round (the old band
+# rules: 47 with 36); 131 of 131 with 0 after its second round (comorbidity warnings, the group asked after
+# narrowing, clause groups, organ bands, named indications and regimens).
 MIN_PASSED = 131
-MEASURED_PASSED = 63
-MEASURED_FORBIDDEN = 16
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +96,6 @@ def test_safety_grounding_totals_are_zero(safety_report: dict):
 
 
 @pytest.mark.integration
-@pytest.mark.xfail(strict=True, reason=f"{MEASURED_FORBIDDEN} forbidden hits measured (goal 0)")
 def test_safety_no_forbidden_hits(safety_report: dict):
     offending = {
         c["id"]: [f for f in c["failures"] if "forbidden" in f]
@@ -108,7 +106,6 @@ def test_safety_no_forbidden_hits(safety_report: dict):
 
 
 @pytest.mark.integration
-@pytest.mark.xfail(strict=True, reason=f"measured {MEASURED_PASSED} of {MIN_PASSED}")
 def test_safety_pass_threshold(safety_report: dict):
     totals = safety_report["totals"]
     failed = {c["id"]: c["failures"] for c in safety_report["cases"] if not c["passed"]}

@@ -1,0 +1,199 @@
+"""What the window holds of the core while it runs: the Assistant, the index's page map and the formulary PDF.
+
+Qt-free, so a test can drive it without a window. Every method that reads the index or the PDF is called from an
+operation (app.operations), never on the UI thread; the window only reads the plain attributes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from duocthu_desktop.artifacts import PAGES_FILE, Chunk, Monograph, PageMap
+from duocthu_desktop.payload import AnswerPayload, Citation
+from duocthu_desktop.settings import Settings, data_dir
+
+log = logging.getLogger(__name__)
+
+SAMPLE_INDEX = "sample-index"  # where scripts/setup.sh builds the sample book's index
+
+
+def default_index(settings: Settings) -> Path | None:
+    """The index to open: the settings' (flag > environment > saved), else the sample index setup built."""
+    if settings.index_dir is not None:
+        return Path(settings.index_dir)
+    sample = data_dir() / SAMPLE_INDEX
+    return sample if sample.is_dir() else None
+
+
+def recorded_pdf_path(index_dir: Path | None) -> Path | None:
+    """The PDF the index's pages.json names, when that file is on this machine."""
+    if index_dir is None:
+        return None
+    try:
+        pages = json.loads((Path(index_dir) / PAGES_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    name = pages.get("source_pdf") if isinstance(pages, dict) else None
+    path = Path(name) if isinstance(name, str) and name else None
+    return path if path is not None and path.is_absolute() and path.is_file() else None
+
+
+def find_pdf(settings: Settings, index_dir: Path | None, explicit: Path | None = None) -> Path | None:
+    """The formulary PDF: given explicitly, else from settings, else the one the index was built from."""
+    for candidate in (explicit, getattr(settings, "pdf_path", None)):
+        if candidate:
+            return Path(candidate)
+    return recorded_pdf_path(index_dir)
+
+
+@dataclass
+class IndexFacts:
+    """What the status bar says about the index."""
+
+    monographs: int = 0
+    chunks: int = 0
+    built_at: str = ""
+    model: str = ""
+
+
+class Session:
+    """One open index: ask, look up chunks, map pages, find quotes on the PDF."""
+
+    def __init__(self, assistant, settings: Settings | None = None, index_dir: Path | None = None,
+                 pdf_path: Path | None = None) -> None:
+        self.assistant = assistant
+        self.settings = settings or getattr(assistant, "settings", None) or Settings()
+        self.index_dir = Path(index_dir) if index_dir else None
+        self.pdf_path = Path(pdf_path) if pdf_path else None
+        self.pdf_message: str | None = None  # why quotes cannot be highlighted (or a warning), in Vietnamese
+        self.page_map: PageMap | None = None
+        self._chunks: dict[str, Chunk] | None = None
+        self._pdf_doc = None  # a PyMuPDF document, opened on the PDF lane only
+        self.check_pdf()
+        self._read_page_map()
+
+    # ---- opening ------------------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, settings: Settings, pdf_path: Path | None = None, warm_up: bool = True) -> Session:
+        """Open the index the settings name (IndexError_ when there is none), then load the embedding model."""
+        from duocthu_desktop.qa.pipeline import Assistant
+
+        index_dir = default_index(settings)
+        if index_dir is not None and settings.index_dir is None:
+            settings = settings.model_copy(update={"index_dir": index_dir})
+        assistant = Assistant.open(settings)
+        session = cls(assistant, settings, index_dir, find_pdf(settings, index_dir, pdf_path))
+        if warm_up:
+            assistant.warm_up()
+        return session
+
+    def close(self) -> None:
+        """Release the index (the Chroma client) and the PDF, so a rebuilt index can replace the folder."""
+        if self._pdf_doc is not None:
+            self._pdf_doc.close()
+            self._pdf_doc = None
+        service = getattr(self.assistant, "service", None)
+        close = getattr(service, "close", None)
+        if callable(close):
+            close()
+
+    # ---- the question path --------------------------------------------------------------------------------
+
+    def ask(self, question: str, conversation_id: str | None) -> AnswerPayload:
+        return self.assistant.ask(question, conversation_id=conversation_id)
+
+    @staticmethod
+    def new_conversation() -> str:
+        return f"app-{uuid.uuid4().hex}"
+
+    # ---- the book -----------------------------------------------------------------------------------------
+
+    @property
+    def service(self):
+        return getattr(self.assistant, "service", None)
+
+    @property
+    def monographs(self) -> list[Monograph]:
+        return list(getattr(self.service, "monographs", []) or [])
+
+    def monograph(self, drug_id: str) -> Monograph | None:
+        return next((m for m in self.monographs if m.drug_id == drug_id), None)
+
+    def chunk(self, chunk_id: str) -> Chunk | None:
+        """A chunk by id: the service's lookup when it has one, else from every chunk (read once)."""
+        lookup = getattr(self.service, "chunk", None)
+        if callable(lookup):
+            return lookup(chunk_id)
+        if self._chunks is None:
+            all_chunks = getattr(self.service, "all_chunks", None)
+            self._chunks = {c.chunk_id: c for c in all_chunks()} if callable(all_chunks) else {}
+        return self._chunks.get(chunk_id)
+
+    def facts(self) -> IndexFacts:
+        manifest = getattr(self.service, "manifest", None)
+        return IndexFacts(
+            monographs=len(self.monographs),
+            chunks=getattr(manifest, "chunk_count", 0) or 0,
+            built_at=(getattr(manifest, "built_at", "") or "")[:10],
+            model=(getattr(manifest, "model_id", "") or "").split("@")[0],
+        )
+
+    def engine(self) -> str:
+        return getattr(self.assistant, "engine_name", None) or self.settings.engine
+
+    # ---- pages and the PDF --------------------------------------------------------------------------------
+
+    def _read_page_map(self) -> None:
+        if self.index_dir is None:
+            return
+        try:
+            self.page_map = PageMap.model_validate_json((self.index_dir / PAGES_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            log.warning("no page map in %s: %s", self.index_dir, err)
+
+    def printed_for(self, physical: int) -> int | None:
+        return self.page_map.printed_for(physical) if self.page_map is not None else None
+
+    def physical_for(self, printed: int) -> int | None:
+        return self.page_map.physical_for(printed) if self.page_map is not None else None
+
+    def set_pdf(self, path: Path) -> None:
+        if self._pdf_doc is not None:
+            self._pdf_doc.close()
+            self._pdf_doc = None
+        self.pdf_path = Path(path)
+        self.check_pdf()
+
+    def check_pdf(self) -> None:
+        """Whether quotes may be highlighted on `pdf_path` (a different PDF than the index's must not be)."""
+        from duocthu_desktop import pdf_locate
+
+        if self.pdf_path is None:
+            self.pdf_message = pdf_locate.MSG_PDF_MISSING
+        elif self.index_dir is None:
+            self.pdf_message = None if self.pdf_path.is_file() else pdf_locate.MSG_PDF_MISSING
+        else:
+            self.pdf_message = pdf_locate.check_pdf(self.index_dir, self.pdf_path)
+
+    @property
+    def may_highlight(self) -> bool:
+        from duocthu_desktop import pdf_locate
+
+        return self.pdf_path is not None and pdf_locate.may_highlight(self.pdf_message)
+
+    def locate(self, citation: Citation) -> list[tuple[int, list[tuple[float, float, float, float]]]]:
+        """[(physical page, [rects in PDF points])] of the citation's quote; [] when it cannot be highlighted."""
+        if not self.may_highlight:
+            return []
+        import pymupdf
+
+        from duocthu_desktop import pdf_locate
+
+        if self._pdf_doc is None:
+            self._pdf_doc = pymupdf.open(self.pdf_path)
+        return pdf_locate.locate(citation, self.chunk(citation.chunk_id), self._pdf_doc)
