@@ -1,0 +1,75 @@
+"""The conversation: questions and answer cards, newest at the bottom, in a scroll area."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from duocthu_desktop.app.answer_card import AnswerCard, QuestionBubble
+from duocthu_desktop.payload import AnswerPayload
+
+WELCOME = (
+    "Hỏi về liều dùng, chỉ định, chống chỉ định, tương tác, thời kỳ mang thai/cho con bú… của một thuốc trong "
+    "Dược thư. Mỗi ý trả lời có số trang sách; bấm vào số trang để mở trang đó bên cạnh."
+)
+
+
+class ChatView(QScrollArea):
+    citation_clicked = Signal(object)  # Citation
+    reply_clicked = Signal(str)
+
+    def __init__(self, drug_title: Callable[[str], str | None] | None = None, parent=None) -> None:
+        super().__init__(parent)
+        self.drug_title = drug_title
+        self.cards: list[AnswerCard] = []
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        body = QWidget()
+        self._layout = QVBoxLayout(body)
+        self._layout.setContentsMargins(8, 8, 8, 8)
+        self._layout.setSpacing(10)
+        self._layout.addStretch(1)
+        self.setWidget(body)
+        self.add_note(WELCOME)
+
+    def _append(self, widget: QWidget, align_right: bool = False) -> None:
+        self._layout.insertWidget(self._layout.count() - 1, widget)
+        QTimer.singleShot(0, self.scroll_to_bottom)
+
+    def scroll_to_bottom(self) -> None:
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def add_question(self, text: str) -> QuestionBubble:
+        bubble = QuestionBubble(text)
+        self._append(bubble)
+        return bubble
+
+    def add_answer(self, payload: AnswerPayload, question: str = "") -> AnswerCard:
+        for card in self.cards:
+            card.disable_replies()
+        card = AnswerCard(payload, question, self.drug_title)
+        card.citation_clicked.connect(self.citation_clicked)
+        card.reply_clicked.connect(self.reply_clicked)
+        self.cards.append(card)
+        self._append(card)
+        return card
+
+    def add_note(self, text: str) -> QLabel:
+        label = QLabel(text)
+        label.setWordWrap(True)
+        label.setObjectName("note")
+        label.setStyleSheet("color: #666; font-style: italic;")
+        self._append(label)
+        return label
+
+    def clear(self) -> None:
+        while self._layout.count() > 1:
+            item = self._layout.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self.cards.clear()
+        self.add_note(WELCOME)
