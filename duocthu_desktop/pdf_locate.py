@@ -30,6 +30,9 @@ Rect = tuple[float, float, float, float]
 PageRects = tuple[int, list[Rect]]
 
 CONTEXT_CHARS = 160  # key characters of the chunk on either side of a piece, to choose among its occurrences
+MAX_GAP = 80  # key characters of other text (a running header, a footnote mark) a quote may jump over
+MAX_GAPS = 4
+RESYNC = 10  # key characters that must agree to pick a quote up again after a gap
 
 MSG_PDF_DIFFERENT = "Tệp PDF này khác với tệp đã dùng để dựng chỉ mục; không thể tô sáng trích dẫn."
 MSG_PDF_UNVERIFIED = (
@@ -94,11 +97,12 @@ class _PageText:
                 self.owner.extend([(li, wi)] * len(key))
         self.key = "".join(chars)
 
-    def rects(self, start: int, end: int) -> list[Box]:
-        """One box per line for the words holding key characters start..end-1, in reading order."""
+    def rects(self, spans: list[tuple[int, int]]) -> list[Box]:
+        """One box per line for the words holding the key characters of `spans`, in reading order."""
         by_line: dict[int, set[int]] = {}
-        for li, wi in self.owner[start:end]:
-            by_line.setdefault(li, set()).add(wi)
+        for start, end in spans:
+            for li, wi in self.owner[start:end]:
+                by_line.setdefault(li, set()).add(wi)
         return [_union(self.lines[li].words[wi][0] for wi in wis) for li, wis in by_line.items()]
 
 
@@ -179,11 +183,53 @@ def _best_occurrence(hay: str, needle: str, before: str, after: str) -> int | No
     return best
 
 
-def _find(page: _Page, needle: str, before: str = "", after: str = "") -> tuple[_PageText, int] | None:
+def _follow(hay: str, needle: str, pos: int) -> list[tuple[int, int]] | None:
+    """The needle matched from `pos` on, jumping over up to MAX_GAPS runs of other text of up to MAX_GAP key
+    characters each (a running header or a footnote mark between two columns); [(start, end)] or None."""
+    spans: list[tuple[int, int]] = []
+    done = 0
+    while True:
+        n = _agree(hay, pos, needle[done:], 1)
+        if n == 0:
+            return None
+        spans.append((pos, pos + n))
+        done += n
+        if done == len(needle):
+            return spans
+        if len(spans) > MAX_GAPS:
+            return None
+        k = min(RESYNC, len(needle) - done)
+        pos = hay.find(needle[done:done + k], pos + n + 1, pos + n + 1 + MAX_GAP + k)
+        if pos < 0:
+            return None
+
+
+def _gapped(hay: str, needle: str, before: str, after: str) -> list[tuple[int, int]] | None:
+    """Like `_best_occurrence`, for a needle broken by other text on the page (see `_follow`)."""
+    if len(needle) < 2 * RESYNC:
+        return None
+    best, best_score = None, -1
+    pos = hay.find(needle[:RESYNC])
+    while pos >= 0:
+        spans = _follow(hay, needle, pos)
+        if spans is not None:
+            score = _agree(hay, pos - 1, before, -1) + _agree(hay, spans[-1][1], after, 1)
+            if score > best_score:
+                best, best_score = spans, score
+        pos = hay.find(needle[:RESYNC], pos + 1)
+    return best
+
+
+def _find(page: _Page, needle: str, before: str = "", after: str = "") -> tuple[_PageText, list[tuple[int, int]]] | None:
+    """Where the needle is on the page, as key spans of one reading order: whole if it can be, else gapped."""
     for text in page.orders:
         pos = _best_occurrence(text.key, needle, before, after)
         if pos is not None:
-            return text, pos
+            return text, [(pos, pos + len(needle))]
+    for text in page.orders:
+        spans = _gapped(text.key, needle, before, after)
+        if spans is not None:
+            return text, spans
     return None
 
 
@@ -214,8 +260,8 @@ def _piece_rects(page: _Page, key: str, printed: str, before: str, after: str) -
     found = _find(page, key, before, after)
     if found is None:
         return []
-    text, pos = found
-    return _sharpen(page.page, printed, text.rects(pos, pos + len(key)))
+    text, spans = found
+    return _sharpen(page.page, printed, text.rects(spans))
 
 
 # ---- the quote: where it is in the chunk, and its pieces per page ----------------------------------------
@@ -285,31 +331,50 @@ def _longest_prefix(page: _Page, key: str) -> int:
 def locate(citation: CitationLike, chunk: Chunk | None, pdf: Path | str | pymupdf.Document) -> list[PageRects]:
     """[(physical page, [line rects])] where the citation's quote is printed, in reading order; a quote across
     a page break gives both pages. [] when the quote is not found (the viewer then opens the cited page
-    without a highlight). `pdf` is a path, or a document already open (read from one thread at a time)."""
-    doc = pdf if isinstance(pdf, pymupdf.Document) else pymupdf.open(pdf)
-    try:
-        return _locate(citation, chunk, doc)
-    finally:
-        if doc is not pdf:
-            doc.close()
+    without a highlight). For many quotes in one PDF, keep a `Locator`: it reads each page once."""
+    if isinstance(pdf, pymupdf.Document):
+        return Locator(pdf).locate(citation, chunk)
+    with Locator.open(pdf) as locator:
+        return locator.locate(citation, chunk)
 
 
-def _locate(citation: CitationLike, chunk: Chunk | None, doc: pymupdf.Document) -> list[PageRects]:
-    pages: dict[int, _Page] = {}
+class Locator:
+    """One open PDF and the words of the pages read so far. Use it from one thread at a time."""
 
-    def page(physical: int) -> _Page | None:
-        if not 1 <= physical <= doc.page_count:
+    def __init__(self, doc: pymupdf.Document, owned: bool = False) -> None:
+        self.doc = doc
+        self._owned = owned
+        self._pages: dict[int, _Page] = {}
+
+    @classmethod
+    def open(cls, path: Path | str) -> Locator:
+        return cls(pymupdf.open(path), owned=True)
+
+    def close(self) -> None:
+        self._pages.clear()
+        if self._owned:
+            self.doc.close()
+
+    def __enter__(self) -> Locator:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def page(self, physical: int) -> _Page | None:
+        if not 1 <= physical <= self.doc.page_count:
             return None
-        if physical not in pages:
-            pages[physical] = _Page(doc[physical - 1])
-        return pages[physical]
+        if physical not in self._pages:
+            self._pages[physical] = _Page(self.doc[physical - 1])
+        return self._pages[physical]
 
-    span = _quote_span(chunk, citation.quote, citation.physical_page) if chunk is not None else None
-    pieces = _pieces(chunk, *span) if chunk is not None and span is not None else []
-    found: list[PageRects] = []
-    if pieces:
+    def locate(self, citation: CitationLike, chunk: Chunk | None) -> list[PageRects]:
+        """See `locate`."""
+        span = _quote_span(chunk, citation.quote, citation.physical_page) if chunk is not None else None
+        pieces = _pieces(chunk, *span) if chunk is not None and span is not None else []
+        found: list[PageRects] = []
         for physical, a, b, lo, hi in pieces:
-            target = page(physical)
+            target = self.page(physical)
             key, _ = text_key(chunk.text[a:b])
             if target is None or not key:
                 continue
@@ -317,9 +382,7 @@ def _locate(citation: CitationLike, chunk: Chunk | None, doc: pymupdf.Document) 
             rects = _piece_rects(target, key, chunk.text[a:b], before, after)
             if rects:
                 found.append((physical, [_plain(r) for r in rects]))
-        if found:
-            return found
-    return _locate_loose(citation, chunk, page)
+        return found or _locate_loose(citation, chunk, self.page)
 
 
 def _locate_loose(citation: CitationLike, chunk: Chunk | None, page) -> list[PageRects]:

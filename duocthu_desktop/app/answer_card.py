@@ -78,6 +78,7 @@ class AnswerCard(QFrame):
         self.reply_buttons: list[QPushButton] = []
         self.page_buttons: list[QPushButton] = []
         self._by_index = {c.index: c for c in payload.citations}
+        self._last_head = ""  # a drug named once, not again on each of its dose blocks
         self.setObjectName("answerCard")
         self.setProperty("decision", payload.decision)
         layout = QVBoxLayout(self)
@@ -125,18 +126,18 @@ class AnswerCard(QFrame):
         box.setContentsMargins(0, 4, 0, 0)
         box.setSpacing(3)
         head, parts = title_parts(block.title)
-        title_row = QHBoxLayout()
-        title_row.setSpacing(5)
-        title_row.addWidget(_label(head, "blockTitle"), 0)
-        for part in parts:
-            tag = QLabel(part.text)
-            tag.setObjectName(TAG_NAMES[part.kind])
-            title_row.addWidget(tag, 0)
-        title_row.addStretch(1)
+        if head != self._last_head or not parts:
+            box.addWidget(_label(head if parts else block.title, "blockTitle"))
+        self._last_head = head
         if parts:
-            box.addLayout(title_row)
-        else:
-            box.addWidget(_label(block.title, "blockTitle"))
+            tags = QHBoxLayout()
+            tags.setSpacing(5)
+            for part in parts:
+                tag = QLabel(part.text)
+                tag.setObjectName(TAG_NAMES[part.kind])
+                tags.addWidget(tag, 0)
+            tags.addStretch(1)
+            box.addLayout(tags)
         for claim in block.claims:
             row = QHBoxLayout()
             row.setSpacing(4)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from duocthu_desktop.app.answer_card import AnswerCard, QuestionBubble
 from duocthu_desktop.payload import AnswerPayload
@@ -58,6 +58,14 @@ class ChatView(QScrollArea):
         self._append(card)
         return card
 
+    def mark_open(self, citation) -> None:
+        """Outline the chips of the citation the viewer shows, so the reader sees which one is open."""
+        for card in self.cards:
+            for chip in card.chips:
+                chip.setProperty("open", chip.citation is citation)
+                chip.style().unpolish(chip)
+                chip.style().polish(chip)
+
     def add_note(self, text: str) -> QLabel:
         label = QLabel(text)
         label.setWordWrap(True)
@@ -73,3 +81,9 @@ class ChatView(QScrollArea):
                 item.widget().deleteLater()
         self.cards.clear()
         self.add_note(WELCOME)
+
+    def add_button(self, text: str, slot) -> QPushButton:
+        button = QPushButton(text)
+        button.clicked.connect(slot)
+        self._append(button)
+        return button

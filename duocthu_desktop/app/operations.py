@@ -4,8 +4,9 @@
 delivers its result, its exception or its progress reports on the UI thread. `work` never touches a widget: it
 calls `task.progress(...)` and looks at `task.cancelled`. Each lane is a one-thread pool, so work sharing a
 lane (every turn reads the same Assistant) runs one at a time, in order, while lanes run side by side (a PDF
-lookup never waits behind a turn). `Operation.cancel()` drops the result: once cancelled, neither callback runs,
-whatever the work returns, so a cancelled turn never lands in the chat.
+lookup never waits behind a turn). `Operation.cancel()` sets `task.cancel_event` and drops the result: neither
+callback runs, whatever the work returns, so a cancelled turn never lands in the chat. `cancel(drop=False)`
+only asks the work to stop, for work that reports how it stopped (a build raising BuildCancelled).
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ class Task:
         return self.cancel_event.is_set()
 
     def progress(self, *values: Any) -> None:
-        """Report progress; the UI thread's `on_progress` gets the values (dropped once cancelled)."""
-        if not self.cancelled:
+        """Report progress; the UI thread's `on_progress` gets the values (none once the result is dropped)."""
+        if not self._operation.dropped:
             self._operation._progressed.emit(values)
 
 
@@ -63,15 +64,13 @@ class Operation(QObject):
         self._on_failure = on_failure
         self._on_progress = on_progress
         self.done = False
+        self.dropped = False
         self._done.connect(self._deliver)
         self._progressed.connect(self._report)
 
-    @property
-    def cancelled(self) -> bool:
-        return self.task.cancelled
-
-    def cancel(self) -> None:
-        """Ask the work to stop (it may look at `task.cancelled`) and drop whatever it returns."""
+    def cancel(self, drop: bool = True) -> None:
+        """Ask the work to stop (it may look at `task.cancelled`) and, with `drop`, drop whatever it returns."""
+        self.dropped = self.dropped or drop
         self.task.cancel_event.set()
 
     def _execute(self) -> None:  # on the worker thread
@@ -87,7 +86,7 @@ class Operation(QObject):
         self.done = True
         _running.discard(self)
         try:
-            if self.cancelled:
+            if self.dropped:
                 log.info("operation %s finished after cancel: result dropped", self.name)
             elif ok:
                 if self._on_success is not None:
@@ -101,7 +100,7 @@ class Operation(QObject):
 
     @Slot(object)
     def _report(self, values: tuple) -> None:
-        if not self.cancelled and self._on_progress is not None:
+        if not self.dropped and self._on_progress is not None:
             self._on_progress(*values)
 
 

@@ -8,7 +8,7 @@ centred across, less the scroll bars' values. tests/test_app_window.py checks a 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, QSizeF
+from PySide6.QtCore import QRectF, QSizeF, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPen
 from PySide6.QtPdf import QPdfDocument
 from PySide6.QtPdfWidgets import QPdfView
@@ -23,6 +23,8 @@ class HighlightPdfView(QPdfView):
         super().__init__(parent)
         self.setPageMode(QPdfView.PageMode.MultiPage)
         self.setZoomMode(QPdfView.ZoomMode.Custom)
+        # always there, so fitting the page to the width never makes it appear and the page overflow
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.highlights: dict[int, list[Rect]] = {}  # 0-based page -> rects in PDF points
         self._layout_key: tuple = ()
         self._tops: list[float] = []  # each page's top in document coordinates

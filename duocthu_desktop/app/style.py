@@ -28,6 +28,7 @@ QLabel#tagOther {{ color: #333; background: #e8e8e8; border-radius: 4px; padding
 QPushButton#chip {{ color: {ACCENT}; background: #eaf2f8; border: 1px solid #b9d3e6; border-radius: 9px;
                     padding: 1px 7px; }}
 QPushButton#chip:hover {{ background: #d4e6f3; }}
+QPushButton#chip[open="true"] {{ background: #fff1b8; border: 1px solid #d68c00; color: #5a3d00; }}
 QPushButton#quickReply {{ background: white; border: 1px solid {ACCENT}; border-radius: 10px; padding: 3px 10px;
                           color: {ACCENT}; }}
 QPushButton#quickReply:hover {{ background: #eaf2f8; }}

@@ -293,7 +293,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         if p.is_child and p.age_years is None and p.weight_kg is None and any(r.age or r.weight_kg for r in candidates):
             fit.ask_age_or_weight = True
             return fit
-    fit.rows = candidates
+    fit.rows = _with_durations(rows, candidates, p)
     return fit
 
 
@@ -486,6 +486,21 @@ def _instructions_asked(rows: list[DoseRow], p: Patient) -> list[DoseRow]:
     wanted = [w for words in printed for w in words]
     return [r for r in rows if not r.quarantined
             and any(re.search(r"(?<!\w)" + re.escape(w) + r"(?!\w)", r.text.lower()) for w in wanted)]
+
+
+_HOW_LONG = re.compile(r"\b(?:bao lau|may ngay|may tuan|may thang|thoi gian dieu tri|dung trong bao)\b")
+_DURATION = re.compile(r"thời gian (?:điều trị|dùng)|kéo dài|liệu trình|trong \d+(?:\s*-\s*\d+)? (?:ngày|tuần|tháng)")
+
+
+def _with_durations(rows: list[DoseRow], chosen: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """'... liều thế nào, trong bao lâu?': the statements of how long, under the same indication and group as the
+    doses chosen, go with them."""
+    if not chosen or not _HOW_LONG.search(fold(p.question)):
+        return chosen
+    keys = {(r.indication, r.population) for r in chosen}
+    extra = [r for r in rows if r not in chosen and r.kind == "instruction" and (r.indication, r.population) in keys
+             and _DURATION.search(r.text.lower())]
+    return [r for r in rows if r in chosen or r in extra]
 
 
 def _own_group(candidates: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:

@@ -336,8 +336,17 @@ def stored_frame(frame: QueryFrame, said: str = "") -> QueryFrame:
     keep = [*frame.drug_mentions.values(), *frame.via_trade_name.values()]
     text = frame.question if said in ("", frame.question) else f"{said}\n{frame.question}"
 
+    # the personal pieces found in the question, removed from the fields read out of it whatever their case:
+    # "đặt trần thị bích ngọc" in a lower-cased condition has no capital left to be found by
+    cleaned = _clean(text)
+    pieces = [cleaned[sp.start : sp.end] for sp in find(cleaned, keep)]
+
     def short(value: str | None) -> str | None:
-        return None if value is None else stored_text(value, keep, MAX_WORD_CHARS * 4)
+        if value is None:
+            return None
+        for piece in sorted(pieces, key=len, reverse=True):
+            value = re.sub(re.escape(piece), " ", value, flags=re.IGNORECASE)
+        return stored_text(value, keep, MAX_WORD_CHARS * 4)
 
     return frame.model_copy(
         update={

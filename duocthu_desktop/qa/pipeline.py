@@ -27,7 +27,7 @@ from duocthu_desktop.qa import (
     warning_rules,
 )
 from duocthu_desktop.qa.catalog import Catalog
-from duocthu_desktop.qa.cited_answer import join_messages, ordered_chunks, renumbered
+from duocthu_desktop.qa.cited_answer import abstain, join_messages, ordered_chunks, renumbered
 from duocthu_desktop.qa.engine_types import AnswerEngine, EngineAnswer
 from duocthu_desktop.qa.frame import QueryFrame
 from duocthu_desktop.qa.memory import ConversationStore, Remembered, is_follow_up, loop_exhausted, merge
@@ -157,7 +157,7 @@ class Assistant:
         timings["answer"] = time.perf_counter() - step
 
         if answer.decision == "clarify" and loop_exhausted(prior):
-            answer = _abstain(Reason.CLARIFY_LOOP_EXHAUSTED)
+            answer = abstain(Reason.CLARIFY_LOOP_EXHAUSTED)
         answer = self._say_trade_names(frame, answer)
         step = time.perf_counter()
         payload = self._finish(answer, evidence)
@@ -191,7 +191,7 @@ class Assistant:
             warn = decision.action == "clarify" and decision.warn_first
             return self._warn_first(frame, answer, evidence) if warn else answer
         if self.engine is None:
-            return _abstain(Reason.PROVIDER_UNAVAILABLE)
+            return abstain(Reason.PROVIDER_UNAVAILABLE)
         if decision.action == "interaction":
             return self._interaction(frame, evidence)
         if decision.action == "condition":
@@ -208,7 +208,7 @@ class Assistant:
         section = self.service.retrieve_framed(drug_id, key)
         verdict = self.service.decide(section)
         if verdict.decision == "abstain":
-            return _abstain(Reason(verdict.reason or Reason.EVIDENCE_INSUFFICIENT))
+            return abstain(Reason(verdict.reason or Reason.EVIDENCE_INSUFFICIENT))
         _remember(evidence, section.chunks)
         monograph = self.service.monograph(drug_id)
         answer = self.engine.answer_section(frame, section, monograph)
@@ -332,7 +332,7 @@ class Assistant:
         if failures:
             for failure in failures:
                 log.warning("grounding failed: %s %s", failure.code, failure.detail)
-            answer = _abstain(Reason(failures[0].code))
+            answer = abstain(Reason(failures[0].code))
         message = answer.message
         if not message and answer.reason:
             try:
@@ -378,10 +378,6 @@ def _combine(answers: list[EngineAnswer]) -> EngineAnswer:
         blocks=blocks,
         citations=citations,
     )
-
-
-def _abstain(reason: Reason) -> EngineAnswer:
-    return EngineAnswer(decision=decision_for(reason), reason=reason.value, message=message_for(reason))
 
 
 def _remember(evidence: dict[str, str], chunks: list[Chunk]) -> None:

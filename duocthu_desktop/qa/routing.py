@@ -101,7 +101,7 @@ def _nothing_asked(frame: QueryFrame) -> bool:
     )
 
 
-def _abstain(rule: str, reason: Reason, **fields: str) -> Callable[[QueryFrame], Route]:
+def _abstain_route(rule: str, reason: Reason, **fields: str) -> Callable[[QueryFrame], Route]:
     return lambda frame: Route(rule, "abstain", reason, message_for(reason, **fields))
 
 
@@ -112,7 +112,7 @@ def _not_in_formulary(frame: QueryFrame) -> Route:
 
 
 TABLE: tuple[Row, ...] = (
-    ("non_human", lambda f, _: f.non_human, _abstain("non_human", Reason.OUT_OF_SCOPE)),
+    ("non_human", lambda f, _: f.non_human, _abstain_route("non_human", Reason.OUT_OF_SCOPE)),
     # "nặng 5000 kg", "200 tuổi": asked back, repeating what was read, before anything uses the value
     (
         "implausible_patient_value",
@@ -135,7 +135,7 @@ TABLE: tuple[Row, ...] = (
     (
         "reverse_relation",
         lambda f, _: f.turn_type == "condition_relation",
-        _abstain("reverse_relation", Reason.UNSUPPORTED_REVERSE_RELATION),
+        _abstain_route("reverse_relation", Reason.UNSUPPORTED_REVERSE_RELATION),
     ),
     ("condition_to_drug", lambda f, _: f.turn_type == "condition_to_drug", _condition_route),
     # "Thuốc nào chống chỉ định cho phụ nữ có thai?": a list over Chống chỉ định, never a clarify
@@ -153,7 +153,7 @@ TABLE: tuple[Row, ...] = (
     ),
     ("smalltalk", lambda f, _: f.turn_type == "smalltalk",
      lambda f: Route("smalltalk", "greet", Reason.SMALLTALK, message_for(Reason.SMALLTALK))),
-    ("out_of_scope", lambda f, _: f.turn_type == "out_of_scope", _abstain("out_of_scope", Reason.OUT_OF_SCOPE)),
+    ("out_of_scope", lambda f, _: f.turn_type == "out_of_scope", _abstain_route("out_of_scope", Reason.OUT_OF_SCOPE)),
     ("unknown_drugs_only", lambda f, _: not f.drug_ids and bool(f.unknown_drugs), _not_in_formulary),
     (
         "no_drug",

@@ -1,0 +1,112 @@
+"""`python -m duocthu_desktop.app` (the `duocthu` command): the desktop app.
+
+    duocthu [--index DIR] [--pdf PDF]                           the window
+    duocthu [--index DIR] --screenshot PNG --ask "QUESTION"      off-screen: ask, open the first citation, save
+                                                                 the whole window, quit (0, or 1 on any failure)
+
+With no display (no DISPLAY or WAYLAND_DISPLAY, no off-screen platform asked for) it says so and answers one
+sample question in the terminal instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+from duocthu_desktop.settings import Settings
+
+SAMPLE_QUESTION = "Liều paracetamol cho bé 5 tuổi nặng 18 kg, đường uống?"
+NO_DISPLAY = ("duocthu: không có màn hình (DISPLAY/WAYLAND_DISPLAY trống) nên không mở được cửa sổ; "
+              "trả lời câu hỏi sau trong cửa sổ dòng lệnh:")
+SCREEN_PLATFORMS = {"offscreen", "minimal", "vnc", "eglfs", "linuxfb", "wayland", "xcb"}
+SCREENSHOT_TIMEOUT_MS = 180_000
+
+log = logging.getLogger("duocthu_desktop.app")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="duocthu", description="Tra cứu Dược thư Quốc gia Việt Nam 2018.")
+    parser.add_argument("--index", metavar="DIR", help="folder made by `duocthu-ingest build --out` ($DUOCTHU_INDEX)")
+    parser.add_argument("--pdf", metavar="PDF", help="the formulary PDF the index was built from")
+    parser.add_argument("--engine", choices=("extractive", "generative"), default=None)
+    parser.add_argument("--model", metavar="GGUF", help="language model for the generative engine ($DUOCTHU_MODEL)")
+    parser.add_argument("--screenshot", metavar="PNG", help="save a screenshot of the window after --ask, then quit")
+    parser.add_argument("--ask", metavar="QUESTION", help="the question to ask (with --screenshot, or without a display)")
+    return parser
+
+
+def has_display() -> bool:
+    if sys.platform in ("win32", "darwin"):
+        return True
+    if os.environ.get("QT_QPA_PLATFORM", "").split(":")[0] in SCREEN_PLATFORMS - {"xcb", "wayland"}:
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def answer_in_terminal(settings: Settings, question: str, pdf: Path | None) -> int:
+    """No window: one question answered as text (the same words "Sao chép" gives)."""
+    from duocthu_desktop.app.answer_text import plain_text
+    from duocthu_desktop.app.session import Session
+    from duocthu_desktop.errors import DuocthuError
+
+    try:
+        session = Session.open(settings, pdf, warm_up=False)
+        payload = session.ask(question, None)
+    except DuocthuError as err:
+        print(f"duocthu: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    try:
+        def title(drug_id: str) -> str | None:
+            mono = session.monograph(drug_id)
+            return mono.title.capitalize() if mono else None
+
+        text = plain_text(payload, question, title)
+        sys.stdout.buffer.write(text.encode("utf-8")) if hasattr(sys.stdout, "buffer") else sys.stdout.write(text)
+        sys.stdout.flush()
+    finally:
+        session.close()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = Settings.load(index=args.index, model=args.model, engine=args.engine)
+    pdf = Path(args.pdf) if args.pdf else None
+    if args.screenshot and not has_display():
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    elif not args.screenshot and not has_display():
+        print(NO_DISPLAY, file=sys.stderr)
+        return answer_in_terminal(settings, args.ask or SAMPLE_QUESTION, pdf)
+
+    from PySide6.QtWidgets import QApplication
+
+    from duocthu_desktop.app import operations
+    from duocthu_desktop.app.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("duocthu")
+    window = MainWindow(settings, pdf, warm_up=not args.screenshot)
+    if args.screenshot:
+        from duocthu_desktop.app.screenshot import Screenshot
+
+        shot = Screenshot(window, Path(args.screenshot), args.ask or SAMPLE_QUESTION, SCREENSHOT_TIMEOUT_MS)
+        window.show()
+        window.start()
+        app.exec()
+        operations.wait_all()
+        return shot.exit_code
+    window.show()
+    window.start()
+    if args.ask:
+        window.session_ready.connect(lambda: window.send(args.ask))
+    code = app.exec()
+    operations.wait_all()
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

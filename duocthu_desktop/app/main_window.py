@@ -1,0 +1,359 @@
+"""The main window: the chat and the formulary browser on the left, the source viewer on the right.
+
+Every call into the core goes through app.operations: opening the index, each turn, finding a quote on its page,
+rebuilding. The window only shows what comes back.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from duocthu_desktop.app import operations, style
+from duocthu_desktop.app.browser import FormularyBrowser
+from duocthu_desktop.app.chat_view import ChatView
+from duocthu_desktop.app.question_box import QuestionBox
+from duocthu_desktop.app.rebuild_dialog import RebuildDialog
+from duocthu_desktop.app.session import Session, default_index
+from duocthu_desktop.app.source_viewer import SourceViewer
+from duocthu_desktop.errors import DuocthuError
+from duocthu_desktop.payload import AnswerPayload, Citation
+from duocthu_desktop.settings import Settings, data_dir
+
+log = logging.getLogger(__name__)
+
+TITLE = "Dược thư Quốc gia Việt Nam 2018 — tra cứu"
+OPENING = "Đang mở chỉ mục…"
+WARMING = "Đang tải mô hình tìm kiếm (câu hỏi vẫn được trả lời)…"
+BUSY = "Đang tra cứu…"
+SEND = "Gửi"
+CANCEL = "Hủy"
+NEW_CHAT = "Hội thoại mới"
+TAB_CHAT = "Hỏi đáp"
+TAB_BROWSE = "Tra cứu chuyên luận"
+CANCELLED = "Đã hủy câu hỏi. Câu hỏi tiếp theo sẽ bắt đầu một hội thoại mới."
+TURN_FAILED = "Không trả lời được do lỗi kỹ thuật ({kind}: {reason}). Hãy thử lại; nếu vẫn lỗi, xem nhật ký."
+NO_INDEX = "Chưa mở được chỉ mục Dược thư: {reason}"
+BUILD_INDEX = "Dựng chỉ mục từ tệp PDF…"
+REOPENING = "Đang mở lại chỉ mục mới…"
+REOPENED = "Đã mở chỉ mục mới."
+STATUS = "Chỉ mục: {monographs} chuyên luận · {chunks} đoạn · dựng {built} · mô hình {model}   |   Chế độ: {engine}"
+ENGINES = {"extractive": "trích nguyên văn", "generative": "mô hình ngôn ngữ"}
+MENU_FILE, MENU_VIEW = "&Tệp", "&Xem"
+ACT_OPEN_PDF, ACT_REBUILD, ACT_QUIT = "Mở tệp PDF…", "Xây dựng lại chỉ mục…", "Thoát"
+ACT_BIGGER, ACT_SMALLER = "Chữ to hơn", "Chữ nhỏ hơn"
+PDF_FILTER = "Tệp PDF (*.pdf)"
+
+Opener = Callable[[Settings, Path | None], Session]
+
+
+def open_session(settings: Settings, pdf: Path | None) -> Session:
+    return Session.open(settings, pdf, warm_up=False)
+
+
+class MainWindow(QMainWindow):
+    session_ready = Signal()
+    session_failed = Signal(str)
+    answer_shown = Signal(object)  # the AnswerCard
+    citation_located = Signal(object)  # the Citation, once its highlight is drawn
+
+    def __init__(self, settings: Settings | None = None, pdf: Path | None = None,
+                 opener: Opener = open_session, warm_up: bool = True) -> None:
+        super().__init__()
+        self.settings = settings or Settings.load()
+        self.pdf = Path(pdf) if pdf else None
+        self.opener = opener
+        self.warm_up = warm_up
+        self.session: Session | None = None
+        self.conversation_id = Session.new_conversation()
+        self.turn: operations.Operation | None = None
+        self.turn_question = ""
+        self.setWindowTitle(TITLE)
+        self.setStyleSheet(style.SHEET)
+        self.resize(1440, 900)
+        self._build()
+        self._menus()
+
+    # ---- layout -------------------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.chat = ChatView(drug_title=self._drug_title)
+        self.chat.citation_clicked.connect(self.open_citation)
+        self.chat.reply_clicked.connect(self.send)
+        self.question_box = QuestionBox()
+        self.question_box.submitted.connect(self.send)
+        self.send_button = QPushButton(SEND)
+        self.send_button.clicked.connect(self.question_box.submit)
+        new_chat = QPushButton(NEW_CHAT)
+        new_chat.clicked.connect(self.new_conversation)
+        self.busy_label = QLabel(BUSY)
+        self.busy_bar = QProgressBar()
+        self.busy_bar.setRange(0, 0)
+        self.busy_bar.setMaximumHeight(10)
+        self.cancel_button = QPushButton(CANCEL)
+        self.cancel_button.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+        self.cancel_button.clicked.connect(self.cancel_turn)
+        self.busy_row = QWidget()
+        busy = QHBoxLayout(self.busy_row)
+        busy.setContentsMargins(0, 0, 0, 0)
+        busy.addWidget(self.busy_label)
+        busy.addWidget(self.busy_bar, 1)
+        busy.addWidget(self.cancel_button)
+        self.busy_row.hide()
+        ask_row = QHBoxLayout()
+        ask_row.addWidget(self.question_box, 1)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.send_button)
+        buttons.addWidget(new_chat)
+        ask_row.addLayout(buttons)
+        chat_tab = QWidget()
+        chat_layout = QVBoxLayout(chat_tab)
+        chat_layout.addWidget(self.chat, 1)
+        chat_layout.addWidget(self.busy_row)
+        chat_layout.addLayout(ask_row)
+        self.browser = FormularyBrowser()
+        self.browser.open_page.connect(self.open_page)
+        self.browser.ask_about.connect(self.ask_about)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(chat_tab, TAB_CHAT)
+        self.tabs.addTab(self.browser, TAB_BROWSE)
+        self.viewer = SourceViewer()
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.tabs)
+        splitter.addWidget(self.viewer)
+        splitter.setStretchFactor(0, 5)
+        splitter.setStretchFactor(1, 6)
+        splitter.setSizes([620, 800])
+        self.setCentralWidget(splitter)
+        self.status_label = QLabel(OPENING)
+        self.status_bar_busy = QProgressBar()
+        self.status_bar_busy.setRange(0, 0)
+        self.status_bar_busy.setMaximumWidth(160)
+        self.statusBar().addWidget(self.status_label, 1)
+        self.statusBar().addPermanentWidget(self.status_bar_busy)
+        self._set_ready(False)
+
+    def _menus(self) -> None:
+        file_menu = self.menuBar().addMenu(MENU_FILE)
+        file_menu.addAction(ACT_OPEN_PDF, self.choose_pdf)
+        file_menu.addAction(ACT_REBUILD, self.show_rebuild)
+        file_menu.addSeparator()
+        file_menu.addAction(ACT_QUIT, QKeySequence(QKeySequence.StandardKey.Quit), self.close)
+        view_menu = self.menuBar().addMenu(MENU_VIEW)
+        bigger = QAction(ACT_BIGGER, self)
+        bigger.setShortcuts([QKeySequence(QKeySequence.StandardKey.ZoomIn), QKeySequence("Ctrl+=")])
+        bigger.triggered.connect(lambda: self.text_size(1))
+        smaller = QAction(ACT_SMALLER, self)
+        smaller.setShortcut(QKeySequence(QKeySequence.StandardKey.ZoomOut))
+        smaller.triggered.connect(lambda: self.text_size(-1))
+        view_menu.addActions([bigger, smaller])
+
+    def text_size(self, step: int) -> None:
+        font = self.font()
+        font.setPointSizeF(min(28.0, max(7.0, font.pointSizeF() + step)))
+        self.setFont(font)
+
+    def _set_ready(self, ready: bool) -> None:
+        self.send_button.setEnabled(ready and self.turn is None)
+        self.question_box.setEnabled(ready)
+        self.status_bar_busy.setVisible(not ready)
+
+    def _drug_title(self, drug_id: str) -> str | None:
+        mono = self.session.monograph(drug_id) if self.session is not None else None
+        return mono.title.capitalize() if mono is not None else None
+
+    # ---- opening the index --------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Open the index off the UI thread; the window stays usable meanwhile."""
+        self.status_label.setText(OPENING)
+        self._set_ready(False)
+        settings, pdf, opener = self.settings, self.pdf, self.opener
+        operations.run(lambda task: opener(settings, pdf), on_success=self._opened,
+                       on_failure=self._open_failed, name="open-index")
+
+    def _opened(self, session: Session) -> None:
+        self.session = session
+        self.viewer.printed_for = session.printed_for
+        self.viewer.physical_for = session.physical_for
+        self.viewer.open_pdf(session.pdf_path)
+        self.viewer.set_warning(session.pdf_message)
+        self.browser.set_monographs(session.monographs, session.physical_for)
+        self._show_status()
+        self._set_ready(True)
+        self.question_box.setFocus()
+        self.session_ready.emit()
+        if self.warm_up:
+            self.status_bar_busy.show()
+            self.status_label.setText(WARMING)
+            operations.run(lambda task: session.assistant.warm_up(), on_success=lambda _s: self._warmed(),
+                           on_failure=lambda _err: self._warmed(), name="warm-up")
+
+    def _warmed(self) -> None:
+        self.status_bar_busy.hide()
+        self._show_status()
+
+    def _show_status(self) -> None:
+        if self.session is None:
+            return
+        facts = self.session.facts()
+        engine = self.session.engine()
+        self.status_label.setText(STATUS.format(monographs=facts.monographs, chunks=facts.chunks or "?",
+                                                built=facts.built_at or "?", model=facts.model or "?",
+                                                engine=ENGINES.get(engine, engine)))
+
+    def _open_failed(self, err: BaseException) -> None:
+        reason = str(err) if isinstance(err, DuocthuError) else f"{type(err).__name__}: {err}"
+        log.warning("index not opened: %s", reason)
+        self.status_label.setText(NO_INDEX.format(reason=reason))
+        self.status_bar_busy.hide()
+        self.chat.add_note(NO_INDEX.format(reason=reason))
+        self.chat.add_button(BUILD_INDEX, self.show_rebuild)
+        self.session_failed.emit(reason)
+
+    # ---- a turn -------------------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self.turn is not None
+
+    def send(self, text: str) -> None:
+        text = text.strip()
+        if not text or self.session is None or self.busy:
+            return
+        self.question_box.clear()
+        self.chat.add_question(text)
+        session, conversation = self.session, self.conversation_id
+        self.turn_question = text
+        self.turn = operations.run(lambda task: session.ask(text, conversation), on_success=self._answered,
+                                   on_failure=self._turn_failed, name="turn")
+        self._show_busy(True)
+
+    def _show_busy(self, busy: bool) -> None:
+        self.busy_row.setVisible(busy)
+        self.send_button.setEnabled(not busy and self.session is not None)
+
+    def cancel_turn(self) -> None:
+        if self.turn is None:
+            return
+        self.turn.cancel()
+        self.turn = None
+        self._show_busy(False)
+        self.conversation_id = Session.new_conversation()  # the dropped turn may have been remembered
+        self.chat.add_note(CANCELLED)
+
+    def _answered(self, payload: AnswerPayload) -> None:
+        self.turn = None
+        self._show_busy(False)
+        card = self.chat.add_answer(payload, self.turn_question)
+        if payload.citations:
+            self.open_citation(payload.citations[0])
+        self.answer_shown.emit(card)
+
+    def _turn_failed(self, err: BaseException) -> None:
+        self.turn = None
+        self._show_busy(False)
+        log.error("turn failed", exc_info=err)
+        self.chat.add_note(TURN_FAILED.format(kind=type(err).__name__, reason=err))
+
+    def new_conversation(self) -> None:
+        if self.busy:
+            self.cancel_turn()
+        self.conversation_id = Session.new_conversation()
+        self.chat.clear()
+        self.question_box.setFocus()
+
+    def ask_about(self, title: str) -> None:
+        self.tabs.setCurrentIndex(0)
+        self.question_box.setPlainText(f"{title.capitalize()}: ")
+        self.question_box.setFocus()
+        self.question_box.moveCursor(self.question_box.textCursor().MoveOperation.End)
+
+    # ---- the source viewer --------------------------------------------------------------------------------
+
+    def open_citation(self, citation: Citation) -> None:
+        self.viewer.show_citation(citation, self._drug_title(citation.drug_id))
+        self.chat.mark_open(citation)
+        session = self.session
+        if session is None or not session.may_highlight:
+            self.viewer.set_warning(session.pdf_message if session is not None else None)
+            return
+        operations.run(lambda task: session.locate(citation),
+                       on_success=lambda located: self._located(citation, located),
+                       on_failure=lambda err: self._located(citation, []), lane=operations.PDF, name="locate")
+
+    def _located(self, citation: Citation, located) -> None:
+        if self.viewer.show_located(citation, located):
+            self.citation_located.emit(citation)
+
+    def open_page(self, physical: int) -> None:
+        self.viewer.go_to_page(physical)
+
+    def choose_pdf(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, ACT_OPEN_PDF, str(self.pdf or ""), PDF_FILTER)
+        if path and self.session is not None:
+            self.session.set_pdf(Path(path))
+            self.viewer.open_pdf(Path(path))
+            self.viewer.set_warning(self.session.pdf_message)
+
+    # ---- rebuilding ---------------------------------------------------------------------------------------
+
+    def rebuild_target(self) -> Path:
+        if self.session is not None and self.session.index_dir is not None:
+            return self.session.index_dir
+        return default_index(self.settings) or data_dir() / "index"
+
+    def show_rebuild(self) -> RebuildDialog:
+        pdf = self.session.pdf_path if self.session is not None else self.pdf
+        dialog = RebuildDialog(self.rebuild_target(), pdf, self)
+        dialog.rebuilt.connect(self.reopen)
+        dialog.show()
+        return dialog
+
+    def reopen(self, index_dir: Path, pdf: Path | None = None) -> None:
+        """Close the old index (after any turn in flight, on the same lane) and open the rebuilt one."""
+        old = self.session
+        self.session = None
+        self._set_ready(False)
+        self.status_label.setText(REOPENING)
+        self.settings = self.settings.model_copy(update={"index_dir": Path(index_dir)})
+        self.pdf = Path(pdf) if pdf else self.pdf
+        settings, opener, chosen = self.settings, self.opener, self.pdf
+
+        def work(task: operations.Task) -> Session:
+            if old is not None:
+                old.close()
+            return opener(settings, chosen)
+
+        operations.run(work, on_success=self._reopened, on_failure=self._open_failed, name="reopen-index")
+
+    def _reopened(self, session: Session) -> None:
+        self._opened(session)
+        self.chat.add_note(REOPENED)
+
+    # ---- closing ------------------------------------------------------------------------------------------
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if self.turn is not None:
+            self.turn.cancel()
+        operations.wait_all(10000)
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+        super().closeEvent(event)

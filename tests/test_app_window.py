@@ -1,0 +1,398 @@
+"""The desktop window, off-screen with pytest-qt: a scripted assistant for the chat's behaviour, the real sample
+PDF and chunks for the viewer, and the real Assistant over the sample book for one whole turn."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before pytest-qt makes the QApplication
+
+from PySide6.QtCore import Qt, QThread  # noqa: E402
+from PySide6.QtWidgets import QApplication, QLabel  # noqa: E402
+
+from duocthu_desktop.app import main as app_main  # noqa: E402
+from duocthu_desktop.app import operations, rebuild  # noqa: E402
+from duocthu_desktop.app.answer_card import AnswerCard  # noqa: E402
+from duocthu_desktop.app.main_window import CANCELLED, MainWindow  # noqa: E402
+from duocthu_desktop.app.rebuild_dialog import RebuildDialog  # noqa: E402
+from duocthu_desktop.app.session import Session  # noqa: E402
+from duocthu_desktop.artifacts import Chunk  # noqa: E402
+from duocthu_desktop.errors import InputRefused  # noqa: E402
+from duocthu_desktop.messages import DISCLAIMER, message_for  # noqa: E402
+from duocthu_desktop.payload import AnswerPayload, Block, Citation, Claim  # noqa: E402
+from duocthu_desktop.settings import Settings  # noqa: E402
+
+QUOTE = "Trẻ em 4 - 6 tuổi: 240 mg"
+DOSE_CHUNK = "paracetamol__lieu_luong_cach_dung__0"
+
+
+# ---- a scripted assistant ---------------------------------------------------------------------------------
+
+
+class FakeService:
+    def __init__(self, monographs=(), chunks=()) -> None:
+        self.monographs = list(monographs)
+        self._chunks = list(chunks)
+        self.manifest = None
+        self.closed = 0
+
+    def all_chunks(self) -> list[Chunk]:
+        return self._chunks
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+class ScriptedAssistant:
+    """Answers from a script (question -> payload); `gate`, when set, holds each turn until released."""
+
+    engine_name = "extractive"
+
+    def __init__(self, script, monographs=(), chunks=()) -> None:
+        self.script = script
+        self.asked: list[tuple[str, str | None]] = []
+        self.gate: threading.Event | None = None
+        self.service = FakeService(monographs, chunks)
+
+    def ask(self, question: str, conversation_id: str | None = None) -> AnswerPayload:
+        self.asked.append((question, conversation_id))
+        if self.gate is not None:
+            self.gate.wait(10)
+        return self.script(question)
+
+    def warm_up(self) -> float:
+        return 0.0
+
+
+def citation(index=1, printed=1120, physical=46, quote=QUOTE, chunk_id=DOSE_CHUNK) -> Citation:
+    return Citation(index=index, chunk_id=chunk_id, drug_id="paracetamol", section_key="lieu_luong_cach_dung",
+                    printed_page=printed, physical_page=physical, quote=quote)
+
+
+def dose_answer(cites: list[Citation] | None = None) -> AnswerPayload:
+    cites = cites or [citation(1, 1119, 45, "Uống: ..."), citation(2)]
+    return AnswerPayload(
+        decision="answerable",
+        blocks=[Block(title="Paracetamol (acetaminophen) — Trẻ em · uống · Đau, sốt", kind="dosage",
+                      claims=[Claim(text=c.quote, citations=[c.index]) for c in cites])],
+        citations=cites, disclaimer=DISCLAIMER)
+
+
+def clarify_answer() -> AnswerPayload:
+    return AnswerPayload(decision="clarify", reason="missing_route", message=message_for("missing_route"),
+                         quick_replies=["Uống", "Tiêm tĩnh mạch"], disclaimer=DISCLAIMER)
+
+
+def abstain_answer() -> AnswerPayload:
+    return AnswerPayload(decision="abstain", reason="out_of_scope", message=message_for("out_of_scope"),
+                         disclaimer=DISCLAIMER)
+
+
+def verify_answer() -> AnswerPayload:
+    cites = [citation(1, 1120, 46, "Bảng 1"), citation(2, 1121, 47, "Bảng 2")]
+    return AnswerPayload(decision="verify_pdf", reason="quarantined_evidence",
+                         message=message_for("quarantined_evidence"), citations=cites, disclaimer=DISCLAIMER)
+
+
+@pytest.fixture
+def make_window(qtbot, tmp_path: Path):
+    """A shown window over a Session around `assistant`, its index already open."""
+    made: list[ScriptedAssistant] = []
+
+    def make(assistant, pdf: Path | None = None, index_dir: Path | None = None) -> MainWindow:
+        settings = Settings(data_dir=tmp_path)
+        session = Session(assistant, settings, index_dir, pdf)
+        window = MainWindow(settings, opener=lambda _s, _p: session, warm_up=False)
+        qtbot.addWidget(window)
+        window.show()
+        with qtbot.waitSignal(window.session_ready, timeout=5000):
+            window.start()
+        made.append(assistant)
+        return window
+
+    yield make
+    for assistant in made:  # no turn left waiting when the test ends
+        if getattr(assistant, "gate", None) is not None:
+            assistant.gate.set()
+    operations.wait_all(5000)
+
+
+def send(qtbot, window: MainWindow, text: str) -> AnswerCard:
+    with qtbot.waitSignal(window.answer_shown, timeout=10000) as blocker:
+        window.question_box.setPlainText(text)
+        qtbot.keyClick(window.question_box, Qt.Key.Key_Return)
+    return blocker.args[0]
+
+
+def label_texts(widget) -> list[str]:
+    return [label.text() for label in widget.findChildren(QLabel)]
+
+
+# ---- the operations helper ----------------------------------------------------------------------------------
+
+
+def test_operations_deliver_success_failure_and_progress_on_the_ui_thread(qtbot):
+    ui = QThread.currentThread()
+    seen: list[tuple[str, object, bool]] = []
+
+    def work(task):
+        task.progress("embed", 1, 2)
+        assert QThread.currentThread() is not ui
+        return 42
+
+    op = operations.run(work, on_success=lambda v: seen.append(("ok", v, QThread.currentThread() is ui)),
+                        on_progress=lambda *v: seen.append(("progress", v, QThread.currentThread() is ui)))
+    qtbot.waitUntil(lambda: op.done, timeout=5000)
+
+    def boom(task):
+        raise InputRefused("không phải PDF")
+
+    failed = operations.run(boom, on_failure=lambda e: seen.append(("fail", e, QThread.currentThread() is ui)))
+    qtbot.waitUntil(lambda: failed.done, timeout=5000)
+    assert [(kind, ui_thread) for kind, _, ui_thread in seen] == [("progress", True), ("ok", True), ("fail", True)]
+    assert seen[0][1] == ("embed", 1, 2) and seen[1][1] == 42 and isinstance(seen[2][1], InputRefused)
+
+
+def test_a_cancelled_operation_drops_its_result(qtbot):
+    gate, seen = threading.Event(), []
+    op = operations.run(lambda task: gate.wait(5) and "late", on_success=seen.append, on_failure=seen.append)
+    op.cancel()
+    assert op.task.cancelled
+    gate.set()
+    qtbot.waitUntil(lambda: op.done, timeout=5000)
+    assert seen == []
+
+
+# ---- the chat -------------------------------------------------------------------------------------------------
+
+
+def test_sending_shows_the_answer_with_chips_tags_and_disclaimer(qtbot, make_window):
+    assistant = ScriptedAssistant(lambda q: dose_answer())
+    window = make_window(assistant)
+    card = send(qtbot, window, "Liều paracetamol cho trẻ 5 tuổi?")
+    assert assistant.asked[0][0] == "Liều paracetamol cho trẻ 5 tuổi?"
+    assert [chip.text() for chip in card.chips] == ["[1] tr. 1119", "[2] tr. 1120"]
+    texts = label_texts(card)
+    assert DISCLAIMER in texts and QUOTE in texts
+    tags = {label.objectName(): label.text() for label in card.findChildren(QLabel) if label.objectName()}
+    assert tags["tagPopulation"] == "Trẻ em" and tags["tagRoute"] == "uống"
+    assert window.question_box.toPlainText() == "" and not window.busy
+
+
+def test_shift_enter_breaks_the_line_and_does_not_send(qtbot, make_window):
+    assistant = ScriptedAssistant(lambda q: dose_answer())
+    window = make_window(assistant)
+    window.question_box.setPlainText("Liều paracetamol")
+    qtbot.keyClick(window.question_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert assistant.asked == [] and "\n" in window.question_box.toPlainText()
+
+
+def test_a_quick_reply_is_sent_as_the_next_turn_of_the_conversation(qtbot, make_window):
+    assistant = ScriptedAssistant(lambda q: clarify_answer() if q.startswith("Liều") else dose_answer())
+    window = make_window(assistant)
+    card = send(qtbot, window, "Liều paracetamol người lớn")
+    assert message_for("missing_route") in label_texts(card)
+    assert [b.text() for b in card.reply_buttons] == ["Uống", "Tiêm tĩnh mạch"]
+    with qtbot.waitSignal(window.answer_shown, timeout=10000):
+        qtbot.mouseClick(card.reply_buttons[0], Qt.MouseButton.LeftButton)
+    (first, conv1), (second, conv2) = assistant.asked
+    assert second == "Uống" and conv1 == conv2
+    assert not card.reply_buttons[1].isEnabled()  # spent once answered
+    assert len(window.chat.cards) == 2
+
+
+def test_a_cancelled_turn_never_lands_in_the_chat(qtbot, make_window):
+    assistant = ScriptedAssistant(lambda q: dose_answer())
+    assistant.gate = threading.Event()
+    window = make_window(assistant)
+    window.question_box.setPlainText("Liều paracetamol cho trẻ 5 tuổi?")
+    qtbot.keyClick(window.question_box, Qt.Key.Key_Return)
+    assert window.busy and window.busy_row.isVisible() and window.cancel_button.isVisible()
+    turn = window.turn
+    qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
+    assert not window.busy and not window.busy_row.isVisible()
+    assistant.gate.set()
+    qtbot.waitUntil(lambda: turn.done, timeout=5000)
+    qtbot.wait(50)
+    assert window.chat.cards == [] and CANCELLED in label_texts(window.chat)
+    assistant.gate = None
+    send(qtbot, window, "Liều paracetamol cho trẻ 6 tuổi?")
+    assert len(window.chat.cards) == 1
+    assert assistant.asked[1][1] != assistant.asked[0][1]  # the dropped turn's memory is not continued
+
+
+def test_an_abstention_shows_its_message_in_its_own_style(qtbot, make_window):
+    window = make_window(ScriptedAssistant(lambda q: abstain_answer()))
+    card = send(qtbot, window, "Giá vàng hôm nay?")
+    assert card.property("decision") == "abstain"
+    assert message_for("out_of_scope") in label_texts(card) and DISCLAIMER in label_texts(card)
+    assert card.chips == [] and card.findChild(QLabel, "abstainHeading") is not None
+
+
+def test_the_verify_pdf_notice_has_a_button_per_page(qtbot, make_window):
+    window = make_window(ScriptedAssistant(lambda q: verify_answer()))
+    card = send(qtbot, window, "Bảng liều vancomycin?")
+    assert [b.text() for b in card.page_buttons] == ["Mở tr. 1120", "Mở tr. 1121"]
+    qtbot.mouseClick(card.page_buttons[1], Qt.MouseButton.LeftButton)
+    assert window.viewer.citation.index == 2
+
+
+def test_copy_puts_the_answer_and_its_citations_on_the_clipboard(qtbot, make_window):
+    window = make_window(ScriptedAssistant(lambda q: dose_answer()))
+    card = send(qtbot, window, "Liều paracetamol cho trẻ 5 tuổi?")
+    qtbot.mouseClick(card.copy_button, Qt.MouseButton.LeftButton)
+    text = QApplication.clipboard().text()
+    assert "Câu hỏi: Liều paracetamol cho trẻ 5 tuổi?" in text
+    assert f"- {QUOTE} [2]" in text
+    assert f'[2] Dược thư Quốc gia Việt Nam 2018, paracetamol, Liều lượng và cách dùng, tr. 1120: "{QUOTE}"' in text
+    assert text.rstrip().endswith(DISCLAIMER)
+
+
+def test_reopening_after_a_rebuild_closes_the_old_index_first(qtbot, make_window, tmp_path):
+    old = ScriptedAssistant(lambda q: dose_answer())
+    window = make_window(old)
+    new = ScriptedAssistant(lambda q: abstain_answer())
+    window.opener = lambda settings, pdf: Session(new, settings)
+    with qtbot.waitSignal(window.session_ready, timeout=5000):
+        window.reopen(tmp_path / "index")
+    assert old.service.closed == 1 and window.session.assistant is new
+    assert window.settings.index_dir == tmp_path / "index"
+    assert send(qtbot, window, "Giá vàng?").property("decision") == "abstain"
+
+
+def test_no_index_offers_to_build_one(qtbot, tmp_path):
+    from duocthu_desktop.errors import IndexError_
+
+    def fail(_settings, _pdf):
+        raise IndexError_("No index at /nowhere")
+
+    window = MainWindow(Settings(data_dir=tmp_path), opener=fail, warm_up=False)
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.session_failed, timeout=5000):
+        window.start()
+    assert any("Dựng chỉ mục" in b.text() for b in window.chat.findChildren(type(window.send_button)))
+    assert not window.send_button.isEnabled()
+
+
+# ---- the rebuild dialog (the build itself scripted) ---------------------------------------------------------
+
+
+class BuildCancelled(Exception):
+    """Stands in for ingestion's BuildCancelled (matched by name)."""
+
+
+def test_the_rebuild_dialog_shows_progress_and_cancels(qtbot, monkeypatch, tmp_path):
+    pdf = tmp_path / "book.pdf"
+    pdf.write_bytes(b"%PDF-1.4")
+    started = threading.Event()
+
+    def fake_build(pdf, out, on_progress, cancel):
+        on_progress("embed", 3, 10)
+        started.set()
+        cancel.wait(5)
+        raise BuildCancelled()
+
+    monkeypatch.setattr(rebuild, "run_build", fake_build)
+    dialog = RebuildDialog(tmp_path / "index", pdf)
+    qtbot.addWidget(dialog)
+    dialog.start()
+    qtbot.waitUntil(lambda: dialog.bar.maximum() == 10, timeout=5000)
+    assert dialog.bar.value() == 3 and dialog.stage.text() == "Tạo vector tìm kiếm: 3/10"
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=5000)
+    assert dialog.outcome == rebuild.CANCELLED
+
+
+def test_the_rebuild_dialog_reports_a_refused_pdf(qtbot, monkeypatch, tmp_path):
+    pdf = tmp_path / "scan.pdf"
+    pdf.write_bytes(b"%PDF-1.4")
+
+    def refuse(pdf, out, on_progress, cancel):
+        raise InputRefused("the PDF has no text layer")
+
+    monkeypatch.setattr(rebuild, "run_build", refuse)
+    dialog = RebuildDialog(tmp_path / "index", pdf)
+    qtbot.addWidget(dialog)
+    dialog.start()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=5000)
+    assert "the PDF has no text layer" in dialog.outcome and dialog.start_button.isEnabled()
+
+
+# ---- the command line without a display ---------------------------------------------------------------------
+
+
+def test_without_a_display_the_sample_question_is_answered_in_the_terminal(monkeypatch, capsys, tmp_path):
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(app_main.sys, "platform", "linux")
+    asked: list[str] = []
+
+    def fake_open(settings, pdf=None, warm_up=True):
+        assistant = ScriptedAssistant(lambda q: asked.append(q) or dose_answer())
+        return Session(assistant, Settings(data_dir=tmp_path))
+
+    monkeypatch.setattr(Session, "open", staticmethod(fake_open))
+    assert app_main.main([]) == 0
+    captured = capsys.readouterr()
+    assert "không có màn hình" in captured.err
+    assert asked == [app_main.SAMPLE_QUESTION]
+    assert "[2] Dược thư Quốc gia Việt Nam 2018" in captured.out and DISCLAIMER in captured.out
+
+
+# ---- the viewer on the real sample PDF ----------------------------------------------------------------------
+
+
+def _real_citation(chunks: list[Chunk], pages, quote: str = QUOTE, index: int = 1) -> Citation:
+    chunk = next(c for c in chunks if c.chunk_id == DOSE_CHUNK)
+    at = chunk.text.index(quote)
+    physical = next(p for p, a, b in chunk.page_spans if a <= at < b)
+    return Citation(index=index, chunk_id=chunk.chunk_id, drug_id=chunk.drug_id, section_key=chunk.section_key,
+                    printed_page=pages.printed_for(physical), physical_page=physical, quote=quote)
+
+
+@pytest.mark.integration
+def test_a_chip_opens_the_cited_physical_page_with_the_quote_highlighted(
+        qtbot, make_window, sample_pdf, sample_build, sample_chunks, sample_monographs):
+    import pymupdf
+
+    from duocthu_desktop.artifacts import PAGES_FILE, read_pages
+
+    pages = read_pages(sample_build / PAGES_FILE)
+    cite = _real_citation(sample_chunks, pages)
+    first = _real_citation(sample_chunks, pages, "Uống", 1)
+    cite = cite.model_copy(update={"index": 2})
+    payload = dose_answer([first, cite])
+    window = make_window(ScriptedAssistant(lambda q: payload, sample_monographs, sample_chunks),
+                         pdf=sample_pdf, index_dir=sample_build)
+    card = send(qtbot, window, "Liều paracetamol cho trẻ 5 tuổi?")
+    qtbot.waitUntil(lambda: window.viewer.citation is first, timeout=5000)  # the first citation opens itself
+    chip = card.chips[1]
+    assert chip.text() == f"[2] tr. {cite.printed_page}"
+    with qtbot.waitSignal(window.citation_located, timeout=10000, check_params_cb=lambda c: c is cite):
+        qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)
+    viewer = window.viewer
+    assert viewer.current_page() == cite.physical_page
+    assert viewer.folio.text() == f"trang {cite.printed_page}"
+    assert list(viewer.view.highlights) == [cite.physical_page - 1]
+    with pymupdf.open(sample_pdf) as doc:
+        truth = doc[cite.physical_page - 1].search_for("240 mg")
+    band = viewer.view.highlights[cite.physical_page - 1]
+    assert any(r.x0 < b[2] and b[0] < r.x1 and r.y0 < b[3] and b[1] < r.y1 for r in truth for b in band)
+    drawn = [rect for _page, rect in viewer.view.highlight_rects()]
+    assert any(viewer.view.viewport().rect().intersects(rect.toRect()) for rect in drawn)  # scrolled into view
+
+
+@pytest.mark.integration
+def test_a_real_turn_over_the_sample_book(qtbot, make_window, assistant, sample_pdf):
+    window = make_window(assistant, pdf=sample_pdf)
+    card = send(qtbot, window, "Liều paracetamol cho bé 5 tuổi nặng 18 kg, đường uống?")
+    payload = card.payload
+    assert payload.decision == "answerable" and card.chips
+    assert any("240 mg" in claim.text for block in payload.blocks for claim in block.claims)
+    assert DISCLAIMER in label_texts(card)
+    qtbot.waitUntil(lambda: bool(window.viewer.view.highlights), timeout=10000)
+    assert window.viewer.current_page() == payload.citations[0].physical_page
