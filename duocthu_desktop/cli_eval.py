@@ -25,7 +25,7 @@ from duocthu_desktop.artifacts import PAGES_FILE, read_pages
 from duocthu_desktop.errors import DuocthuError
 from duocthu_desktop.messages import DISCLAIMER
 from duocthu_desktop.payload import AnswerPayload
-from duocthu_desktop.qa.grounding import number_in_evidence, numbers_in, split_at_markers
+from duocthu_desktop.qa.verification.grounding import number_in_evidence, numbers_in, split_at_markers
 
 
 class TurnCheck:

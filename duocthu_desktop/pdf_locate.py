@@ -185,29 +185,47 @@ def _best_occurrence(hay: str, needle: str, before: str, after: str) -> int | No
 
 def _follow(hay: str, needle: str, pos: int) -> list[tuple[int, int]] | None:
     """The needle matched from `pos` on, jumping over up to MAX_GAPS runs of other text of up to MAX_GAP key
-    characters each (a running header or a footnote mark between two columns); [(start, end)] or None."""
+    characters each (a running header or a folio between two columns); [(start, end)] or None. Where the other
+    text happens to begin like the needle goes on, the cut that lets the needle go on longest wins."""
     spans: list[tuple[int, int]] = []
     done = 0
     while True:
         n = _agree(hay, pos, needle[done:], 1)
         if n == 0:
             return None
-        spans.append((pos, pos + n))
-        done += n
-        if done == len(needle):
-            return spans
-        if len(spans) > MAX_GAPS:
+        if done + n == len(needle):
+            return [*spans, (pos, pos + n)]
+        if len(spans) >= MAX_GAPS:
             return None
-        k = min(RESYNC, len(needle) - done)
-        pos = hay.find(needle[done:done + k], pos + n + 1, pos + n + 1 + MAX_GAP + k)
-        if pos < 0:
+        best: tuple[int, int, int] | None = None  # (run after the gap, back, where)
+        for back in range(min(n, RESYNC)):
+            rest = needle[done + n - back:]
+            start = pos + n - back + 1
+            where = hay.find(rest[:RESYNC], start, start + MAX_GAP + RESYNC)
+            if where >= 0 and (best is None or _agree(hay, where, rest, 1) > best[0]):
+                best = (_agree(hay, where, rest, 1), back, where)
+        if best is None:
             return None
+        _, back, where = best
+        spans.append((pos, pos + n - back))
+        done += n - back
+        pos = where
 
 
-def _gapped(hay: str, needle: str, before: str, after: str) -> list[tuple[int, int]] | None:
-    """Like `_best_occurrence`, for a needle broken by other text on the page (see `_follow`)."""
+def _gapped(text: _PageText, needle: str, before: str, after: str) -> list[tuple[int, int]] | None:
+    """Like `_best_occurrence`, for a needle broken by other text on the page (see `_follow`): anchored on its
+    head, else on its tail (the gap may come within the head)."""
     if len(needle) < 2 * RESYNC:
         return None
+    found = _gapped_forward(text.key, needle, before, after)
+    if found is not None:
+        return found
+    size = len(text.key)
+    back = _gapped_forward(text.key[::-1], needle[::-1], after[::-1], before[::-1])
+    return None if back is None else [(size - end, size - start) for start, end in reversed(back)]
+
+
+def _gapped_forward(hay: str, needle: str, before: str, after: str) -> list[tuple[int, int]] | None:
     best, best_score = None, -1
     pos = hay.find(needle[:RESYNC])
     while pos >= 0:
@@ -227,7 +245,7 @@ def _find(page: _Page, needle: str, before: str = "", after: str = "") -> tuple[
         if pos is not None:
             return text, [(pos, pos + len(needle))]
     for text in page.orders:
-        spans = _gapped(text.key, needle, before, after)
+        spans = _gapped(text, needle, before, after)
         if spans is not None:
             return text, spans
     return None

@@ -22,7 +22,7 @@ def qa_book(sample_monographs: list[Monograph], sample_chunks: list[Chunk]) -> t
 
 @pytest.fixture(scope="session")
 def catalog(qa_book):
-    from duocthu_desktop.qa.catalog import Catalog
+    from duocthu_desktop.qa.understanding.catalog import Catalog
 
     monographs, chunks = qa_book
     return Catalog(monographs, chunks)

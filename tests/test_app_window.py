@@ -15,12 +15,12 @@ from PySide6.QtCore import Qt, QThread  # noqa: E402
 from PySide6.QtWidgets import QApplication, QLabel  # noqa: E402
 
 from duocthu_desktop.app import main as app_main  # noqa: E402
-from duocthu_desktop.app import operations, rebuild  # noqa: E402
+from duocthu_desktop.app import operations, rebuild, style  # noqa: E402
 from duocthu_desktop.app.answer_card import AnswerCard  # noqa: E402
 from duocthu_desktop.app.main_window import CANCELLED, MainWindow  # noqa: E402
 from duocthu_desktop.app.rebuild_dialog import RebuildDialog  # noqa: E402
 from duocthu_desktop.app.session import Session  # noqa: E402
-from duocthu_desktop.artifacts import Chunk  # noqa: E402
+from duocthu_desktop.artifacts import Chunk, Monograph  # noqa: E402
 from duocthu_desktop.errors import InputRefused  # noqa: E402
 from duocthu_desktop.messages import DISCLAIMER, message_for  # noqa: E402
 from duocthu_desktop.payload import AnswerPayload, Block, Citation, Claim  # noqa: E402
@@ -178,8 +178,10 @@ def test_sending_shows_the_answer_with_chips_tags_and_disclaimer(qtbot, make_win
     assert [chip.text() for chip in card.chips] == ["[1] tr. 1119", "[2] tr. 1120"]
     texts = label_texts(card)
     assert DISCLAIMER in texts and QUOTE in texts
-    tags = {label.objectName(): label.text() for label in card.findChildren(QLabel) if label.objectName()}
-    assert tags["tagPopulation"] == "Trẻ em" and tags["tagRoute"] == "uống"
+    tags = card.findChild(QLabel, "tags")
+    assert tags.accessibleName() == "Trẻ em · uống · Đau, sốt"
+    html = tags.text()  # the group and the route in their own colours, ahead of the indication
+    assert html.index(style.POPULATION) < html.index("Trẻ&nbsp;em") < html.index(style.ROUTE) < html.index("uống")
     assert window.question_box.toPlainText() == "" and not window.busy
 
 
@@ -252,7 +254,11 @@ def test_copy_puts_the_answer_and_its_citations_on_the_clipboard(qtbot, make_win
     assert text.rstrip().endswith(DISCLAIMER)
 
 
-def test_reopening_after_a_rebuild_closes_the_old_index_first(qtbot, make_window, tmp_path):
+def test_reopening_after_a_rebuild_closes_the_old_index_first(qtbot, make_window, tmp_path, monkeypatch):
+    from duocthu_desktop.settings import ENV_CONFIG_DIR
+
+    monkeypatch.setenv(ENV_CONFIG_DIR, str(tmp_path / "config"))
+    monkeypatch.delenv("DUOCTHU_INDEX", raising=False)
     old = ScriptedAssistant(lambda q: dose_answer())
     window = make_window(old)
     new = ScriptedAssistant(lambda q: abstain_answer())
@@ -261,6 +267,7 @@ def test_reopening_after_a_rebuild_closes_the_old_index_first(qtbot, make_window
         window.reopen(tmp_path / "index")
     assert old.service.closed == 1 and window.session.assistant is new
     assert window.settings.index_dir == tmp_path / "index"
+    assert Settings.load().index_dir == tmp_path / "index"  # the next start opens it
     assert send(qtbot, window, "Giá vàng?").property("decision") == "abstain"
 
 
@@ -276,6 +283,33 @@ def test_no_index_offers_to_build_one(qtbot, tmp_path):
         window.start()
     assert any("Dựng chỉ mục" in b.text() for b in window.chat.findChildren(type(window.send_button)))
     assert not window.send_button.isEnabled()
+
+
+def test_the_browser_finds_drugs_with_or_without_diacritics_and_opens_pages(qtbot, make_window):
+    from duocthu_desktop.artifacts import SectionSpan
+
+    monographs = [
+        Monograph(drug_id="paracetamol", title="PARACETAMOL (Acetaminophen)", start_physical=44, end_physical=47,
+                  start_printed=1118, end_printed=1121,
+                  sections=[SectionSpan(key="chi_dinh", heading="Chỉ định", start_printed=1118, end_printed=1118)]),
+        Monograph(drug_id="kem_oxyd", title="KẼM OXYD", start_physical=50, end_physical=50, start_printed=1400,
+                  end_printed=1400),
+    ]
+    window = make_window(ScriptedAssistant(lambda q: dose_answer(), monographs))
+    browser = window.browser
+    for typed, found in [("paracetamol", ["PARACETAMOL (Acetaminophen)"]), ("Paracetamol", None),
+                         ("kem", ["KẼM OXYD"]), ("kẽm", ["KẼM OXYD"]), ("", ["KẼM OXYD", "PARACETAMOL (Acetaminophen)"])]:
+        browser.search.setText(typed)
+        assert browser.visible_titles() == (found or ["PARACETAMOL (Acetaminophen)"]), typed
+    browser.search.setText("para")
+    top = browser.tree.topLevelItem(1)
+    assert [top.child(0).text(0), top.child(0).text(1)] == ["Chỉ định", "tr. 1118"]
+    with qtbot.waitSignal(browser.open_page, timeout=2000) as opened:
+        browser._activated(top)
+    assert opened.args == [44]
+    browser.tree.setCurrentItem(top)
+    qtbot.mouseClick(browser.ask_button, Qt.MouseButton.LeftButton)
+    assert window.question_box.toPlainText() == "Paracetamol (acetaminophen): "
 
 
 # ---- the rebuild dialog (the build itself scripted) ---------------------------------------------------------
@@ -343,6 +377,20 @@ def test_without_a_display_the_sample_question_is_answered_in_the_terminal(monke
     assert "[2] Dược thư Quốc gia Việt Nam 2018" in captured.out and DISCLAIMER in captured.out
 
 
+def test_screenshot_mode_asks_opens_the_first_citation_and_saves(qtbot, monkeypatch, tmp_path):
+    from duocthu_desktop.app import main_window
+
+    asked: list[str] = []
+    assistant = ScriptedAssistant(lambda q: asked.append(q) or dose_answer())
+    monkeypatch.setattr(main_window, "open_session", lambda settings, pdf: Session(assistant, settings))
+    png = tmp_path / "shot.png"
+    assert app_main.main(["--screenshot", str(png), "--ask", "Liều paracetamol?"]) == 0
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(png))
+    assert asked == ["Liều paracetamol?"] and image.width() >= 800 and image.height() >= 500
+
+
 # ---- the viewer on the real sample PDF ----------------------------------------------------------------------
 
 
@@ -382,8 +430,23 @@ def test_a_chip_opens_the_cited_physical_page_with_the_quote_highlighted(
         truth = doc[cite.physical_page - 1].search_for("240 mg")
     band = viewer.view.highlights[cite.physical_page - 1]
     assert any(r.x0 < b[2] and b[0] < r.x1 and r.y0 < b[3] and b[1] < r.y1 for r in truth for b in band)
-    drawn = [rect for _page, rect in viewer.view.highlight_rects()]
-    assert any(viewer.view.viewport().rect().intersects(rect.toRect()) for rect in drawn)  # scrolled into view
+    drawn = [rect.toRect() for _page, rect in viewer.view.highlight_rects()]
+    assert any(viewer.view.viewport().rect().intersects(rect) for rect in drawn)  # scrolled into view
+    # the band is drawn over printed text (the view's page layout was repeated right), once the page renders
+    qtbot.waitUntil(lambda: _ink(viewer.view.viewport(), drawn[0]) > 20, timeout=5000)
+    assert card.chips[1].property("open") and not card.chips[0].property("open")
+
+
+def _ink(widget, rect) -> int:
+    """Dark pixels inside `rect` of what `widget` shows (text stays dark under the translucent band)."""
+    image = widget.grab().toImage()
+    rect = rect.intersected(widget.rect())
+    dark = 0
+    for x in range(rect.left(), rect.right(), 2):
+        for y in range(rect.top(), rect.bottom(), 2):
+            c = image.pixelColor(x, y)
+            dark += 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue() < 130
+    return dark
 
 
 @pytest.mark.integration

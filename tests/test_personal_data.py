@@ -15,10 +15,8 @@ import pytest
 
 from duocthu_desktop.messages import DISCLAIMER
 from duocthu_desktop.payload import AnswerPayload
-from duocthu_desktop.qa.catalog import parse_trade_names
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.memory import ConversationStore
-from duocthu_desktop.qa.personal_data import (
+from duocthu_desktop.qa.conversation.memory import ConversationStore
+from duocthu_desktop.qa.conversation.personal_data import (
     EMAIL_MASK,
     ID_MASK,
     MAX_STORED_CHARS,
@@ -27,9 +25,11 @@ from duocthu_desktop.qa.personal_data import (
     mask,
     stored_frame,
 )
+from duocthu_desktop.qa.conversation.traces import TraceStore
 from duocthu_desktop.qa.pipeline import Assistant
-from duocthu_desktop.qa.traces import TraceStore
-from duocthu_desktop.qa.understanding import understand
+from duocthu_desktop.qa.understanding.catalog import parse_trade_names
+from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.question import understand
 from duocthu_desktop.settings import Settings
 from duocthu_desktop.text import fold
 

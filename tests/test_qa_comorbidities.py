@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from duocthu_desktop.qa.comorbidities import Said, bears_on
+from duocthu_desktop.qa.answers.comorbidities import Said, bears_on
 
 
 def said(question: str, drugs: tuple[str, ...] = (), indications: str = "") -> Said:

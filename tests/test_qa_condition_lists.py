@@ -13,11 +13,11 @@ import re
 import pytest
 
 from duocthu_desktop.artifacts import Chunk
-from duocthu_desktop.qa.condition_answer import answer_condition
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.lexicon import condition_variants
-from duocthu_desktop.qa.routing import _is_ambiguous
-from duocthu_desktop.qa.understanding import understand
+from duocthu_desktop.qa.answers.condition_answer import answer_condition
+from duocthu_desktop.qa.decision_table import _is_ambiguous
+from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.lexicon import condition_variants
+from duocthu_desktop.qa.understanding.question import understand
 from duocthu_desktop.retrieval.memory_store import InMemoryStore
 from duocthu_desktop.retrieval.service import RetrievalService
 

@@ -7,10 +7,10 @@ import pytest
 
 from duocthu_desktop import messages
 from duocthu_desktop.artifacts import Chunk, Monograph
-from duocthu_desktop.qa.engine_extractive import ExtractiveEngine, page_of
-from duocthu_desktop.qa.engine_types import AnswerEngine, EngineAnswer
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.grounding import verify
+from duocthu_desktop.qa.answers.engine_extractive import ExtractiveEngine, page_of
+from duocthu_desktop.qa.answers.engine_types import AnswerEngine, EngineAnswer
+from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.verification.grounding import verify
 from duocthu_desktop.retrieval.types import IndicationHit, SectionResult
 from duocthu_desktop.text import fold
 

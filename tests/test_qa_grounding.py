@@ -7,7 +7,7 @@ import pytest
 
 from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.payload import Block, Citation, Claim
-from duocthu_desktop.qa.grounding import (
+from duocthu_desktop.qa.verification.grounding import (
     ChunkPages,
     number_in_evidence,
     numbers_in,
@@ -322,8 +322,8 @@ def test_without_pages_the_page_is_not_checked() -> None:
 def test_every_statement_of_the_sample_book_cited_as_the_engine_cites_it_passes(sample_chunks) -> None:
     """Every paragraph of every trusted chunk, cited by CitedAnswer (the extractive engine's builder) under a
     title made of its own first words, passes the tightened checks, pages included."""
-    from duocthu_desktop.qa.cited_answer import CitedAnswer
-    from duocthu_desktop.qa.sentences import paragraphs
+    from duocthu_desktop.qa.answers.cited_answer import CitedAnswer
+    from duocthu_desktop.qa.answers.sentences import paragraphs
 
     failures = []
     for chunk in sample_chunks:

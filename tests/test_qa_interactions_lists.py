@@ -11,12 +11,12 @@ from pydantic import ConfigDict
 
 from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.messages import DISCLAIMER, NOT_SAFE
-from duocthu_desktop.qa import drug_classes
-from duocthu_desktop.qa.condition_answer import NOT_RANKED, answer_condition, answer_contraindicated
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.grounding import verify
-from duocthu_desktop.qa.interaction_answer import _statements, answer_interaction
-from duocthu_desktop.qa.understanding import understand
+from duocthu_desktop.qa.answers import drug_classes
+from duocthu_desktop.qa.answers.condition_answer import NOT_RANKED, answer_condition, answer_contraindicated
+from duocthu_desktop.qa.answers.interaction_answer import _statements, answer_interaction
+from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.question import understand
+from duocthu_desktop.qa.verification.grounding import verify
 from duocthu_desktop.retrieval.memory_store import InMemoryStore
 from duocthu_desktop.retrieval.service import RetrievalService
 from duocthu_desktop.retrieval.types import IndicationHit, SectionResult

@@ -13,12 +13,12 @@ import pytest
 
 from duocthu_desktop.artifacts import Chunk, Monograph
 from duocthu_desktop.messages import NOT_SAFE
-from duocthu_desktop.qa.catalog import Catalog
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.grounding import verify
-from duocthu_desktop.qa.interaction_answer import answer_interaction
-from duocthu_desktop.qa.memory import Remembered, is_follow_up, merge
-from duocthu_desktop.qa.understanding import understand
+from duocthu_desktop.qa.answers.interaction_answer import answer_interaction
+from duocthu_desktop.qa.conversation.memory import Remembered, is_follow_up, merge
+from duocthu_desktop.qa.understanding.catalog import Catalog
+from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.question import understand
+from duocthu_desktop.qa.verification.grounding import verify
 from duocthu_desktop.retrieval.types import SectionResult
 
 

@@ -9,9 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.memory import ConversationStore, Remembered, is_follow_up, loop_exhausted, merge
+from duocthu_desktop.qa.conversation.memory import (
+    ConversationStore,
+    Remembered,
+    is_follow_up,
+    loop_exhausted,
+    merge,
+)
 from duocthu_desktop.qa.pipeline import Assistant
+from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.settings import Settings
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from duocthu_desktop.messages import DISCLAIMER, MESSAGES, NOT_SAFE, message_for
 from duocthu_desktop.payload import Block, Citation, Claim, Reason, decision_for
-from duocthu_desktop.qa.engine_types import EngineAnswer
+from duocthu_desktop.qa.answers.engine_types import EngineAnswer
 from duocthu_desktop.qa.pipeline import Assistant
 from duocthu_desktop.settings import Settings
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.patient_facts import add_patient_facts, extract_trimester
-from duocthu_desktop.qa.textmatch import Text
+from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.patient_facts import add_patient_facts, extract_trimester
+from duocthu_desktop.qa.understanding.textmatch import Text
 
 
 def _facts(text: str, **fields) -> QueryFrame:
@@ -91,7 +91,7 @@ def test_can_i_use_with_organ_disease_reads_contraindications() -> None:
 
 
 def test_understand_reads_the_facts(catalog) -> None:
-    from duocthu_desktop.qa.understanding import understand
+    from duocthu_desktop.qa.understanding.question import understand
 
     frame = understand("Liều warfarin cho bà bầu 3 tháng đầu", catalog)
     assert frame.pregnant and frame.trimester == 1

@@ -7,11 +7,11 @@ import pytest
 
 from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.payload import Block, Citation, Claim
-from duocthu_desktop.qa import warning_rules as rules
-from duocthu_desktop.qa.engine_types import EngineAnswer
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.grounding import verify
-from duocthu_desktop.qa.patient_warnings import MAX_WARNINGS, warn_first, warning_answer, warnings_for
+from duocthu_desktop.qa.answers import warning_rules as rules
+from duocthu_desktop.qa.answers.engine_types import EngineAnswer
+from duocthu_desktop.qa.answers.patient_warnings import MAX_WARNINGS, warn_first, warning_answer, warnings_for
+from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.verification.grounding import verify
 from duocthu_desktop.retrieval.types import SectionResult
 
 

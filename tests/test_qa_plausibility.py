@@ -10,12 +10,12 @@ import pytest
 
 from duocthu_desktop.messages import DISCLAIMER
 from duocthu_desktop.payload import AnswerPayload, Reason
-from duocthu_desktop.qa import plausibility
-from duocthu_desktop.qa.catalog import Catalog
-from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.decision_table import route
 from duocthu_desktop.qa.pipeline import Assistant
-from duocthu_desktop.qa.routing import route
-from duocthu_desktop.qa.understanding import understand, valid_text
+from duocthu_desktop.qa.understanding import plausibility
+from duocthu_desktop.qa.understanding.catalog import Catalog
+from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.question import understand, valid_text
 from duocthu_desktop.retrieval.memory_store import InMemoryStore
 from duocthu_desktop.retrieval.service import RetrievalService
 from duocthu_desktop.settings import Settings

@@ -7,8 +7,8 @@ rules of this round now live in tests/test_dosage_fit.py.)
 
 from __future__ import annotations
 
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.memory import merge
+from duocthu_desktop.qa.conversation.memory import merge
+from duocthu_desktop.qa.understanding.frame import QueryFrame
 
 
 def _dosing(**facts) -> QueryFrame:

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from duocthu_desktop.artifacts import Chunk
-from duocthu_desktop.qa.sentences import focus_terms, frequency_blocks, select_answer_spans, split_sentences
+from duocthu_desktop.qa.answers.sentences import (
+    focus_terms,
+    frequency_blocks,
+    select_answer_spans,
+    split_sentences,
+)
 
 
 def _texts(text: str) -> list[str]:

@@ -9,10 +9,10 @@ import pytest
 
 from duocthu_desktop.messages import DISCLAIMER
 from duocthu_desktop.payload import AnswerPayload
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.personal_data import ID_MASK, NAME_MASK, PHONE_MASK, mask
+from duocthu_desktop.qa.conversation.personal_data import ID_MASK, NAME_MASK, PHONE_MASK, mask
+from duocthu_desktop.qa.conversation.traces import TraceStore
 from duocthu_desktop.qa.pipeline import Assistant
-from duocthu_desktop.qa.traces import TraceStore
+from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.settings import Settings
 
 

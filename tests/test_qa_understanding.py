@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from duocthu_desktop.qa import extractors, scope
-from duocthu_desktop.qa.catalog import Catalog, is_vietnamese_word, parse_trade_names
-from duocthu_desktop.qa.router import route_section
-from duocthu_desktop.qa.textmatch import Text
-from duocthu_desktop.qa.understanding import understand
+from duocthu_desktop.qa.understanding import extractors, scope
+from duocthu_desktop.qa.understanding.catalog import Catalog, is_vietnamese_word, parse_trade_names
+from duocthu_desktop.qa.understanding.question import understand
+from duocthu_desktop.qa.understanding.section_asked import route_section
+from duocthu_desktop.qa.understanding.textmatch import Text
 
 
 def T(s: str) -> Text:

@@ -7,6 +7,7 @@ verify-PDF notice with a button for each page to check, the disclaimer, and "Sao
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from duocthu_desktop.app import style
 from duocthu_desktop.app.answer_text import page_label, plain_text, title_parts
 from duocthu_desktop.payload import AnswerPayload, Citation
 
@@ -29,7 +31,24 @@ VERIFY_HEADING = "Cần đối chiếu trang PDF"
 COPY = "Sao chép"
 COPIED = "Đã sao chép"
 OPEN_PAGE = "Mở {page}"
-TAG_NAMES = {"population": "tagPopulation", "route": "tagRoute", "other": "tagOther"}
+TAG_COLOURS = {  # (text, background): the group and the route stand out, the rest is quiet
+    "population": ("white", style.POPULATION),
+    "route": ("white", style.ROUTE),
+    "other": ("#333333", "#e8e8e8"),
+}
+
+
+def tags_html(parts) -> str:
+    """A block title's parts as coloured tags in one word-wrapped label (a row of widgets would not wrap and
+    would widen the whole chat)."""
+    spans = []
+    for part in parts:
+        colour, background = TAG_COLOURS[part.kind]
+        weight = "bold" if part.kind != "other" else "normal"
+        text = html.escape(part.text).replace(" ", "&nbsp;")
+        spans.append(f'<span style="color:{colour}; background-color:{background}; font-weight:{weight};">'
+                     f"&nbsp;{text}&nbsp;</span>")
+    return "&nbsp; ".join(spans)
 
 
 def _label(text: str, name: str = "", rich: bool = False) -> QLabel:
@@ -130,14 +149,9 @@ class AnswerCard(QFrame):
             box.addWidget(_label(head if parts else block.title, "blockTitle"))
         self._last_head = head
         if parts:
-            tags = QHBoxLayout()
-            tags.setSpacing(5)
-            for part in parts:
-                tag = QLabel(part.text)
-                tag.setObjectName(TAG_NAMES[part.kind])
-                tags.addWidget(tag, 0)
-            tags.addStretch(1)
-            box.addLayout(tags)
+            tags = _label(tags_html(parts), "tags", rich=True)
+            tags.setAccessibleName(" · ".join(part.text for part in parts))
+            box.addWidget(tags)
         for claim in block.claims:
             row = QHBoxLayout()
             row.setSpacing(4)

@@ -33,19 +33,32 @@ class ChatView(QScrollArea):
         self._layout.setSpacing(10)
         self._layout.addStretch(1)
         self.setWidget(body)
+        self._target: QWidget | None = None
+        self._settle = QTimer(self)  # while active, a growing scroll range re-applies the last scroll
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(400)
+        self.verticalScrollBar().rangeChanged.connect(self._scroll)
         self.add_note(WELCOME)
 
-    def _append(self, widget: QWidget, align_right: bool = False) -> None:
+    def _append(self, widget: QWidget, show_from: QWidget | None = None) -> None:
+        """Add `widget` and bring it into view: from the top of `show_from` (an answer is read from its question
+        down), else the bottom. Applied again as the layout settles and the scroll range grows."""
         self._layout.insertWidget(self._layout.count() - 1, widget)
-        QTimer.singleShot(0, self.scroll_to_bottom)
+        self._target = show_from
+        self._settle.start()
+        QTimer.singleShot(0, self._scroll)
 
-    def scroll_to_bottom(self) -> None:
+    def _scroll(self, *_args) -> None:
+        if not self._settle.isActive():
+            return
         bar = self.verticalScrollBar()
-        bar.setValue(bar.maximum())
+        target = self._target
+        bar.setValue(min(bar.maximum(), target.y() - 6) if target is not None else bar.maximum())
 
     def add_question(self, text: str) -> QuestionBubble:
         bubble = QuestionBubble(text)
         self._append(bubble)
+        self._last_question = bubble
         return bubble
 
     def add_answer(self, payload: AnswerPayload, question: str = "") -> AnswerCard:
@@ -55,7 +68,7 @@ class ChatView(QScrollArea):
         card.citation_clicked.connect(self.citation_clicked)
         card.reply_clicked.connect(self.reply_clicked)
         self.cards.append(card)
-        self._append(card)
+        self._append(card, show_from=getattr(self, "_last_question", None) or card)
         return card
 
     def mark_open(self, citation) -> None:
@@ -80,6 +93,7 @@ class ChatView(QScrollArea):
             if item.widget() is not None:
                 item.widget().deleteLater()
         self.cards.clear()
+        self._last_question = None
         self.add_note(WELCOME)
 
     def add_button(self, text: str, slot) -> QPushButton:

@@ -71,9 +71,34 @@ def answer_in_terminal(settings: Settings, question: str, pdf: Path | None) -> i
     return 0
 
 
+def setup_logging() -> Path | None:
+    """Warnings on stderr; everything from INFO up in duocthu.log in the platformdirs log folder."""
+    import platformdirs
+
+    root = logging.getLogger()
+    if any(getattr(h, "duocthu_app", False) for h in root.handlers):
+        return None  # already set up (main called twice in one process)
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    root.setLevel(logging.INFO)
+    console = logging.StreamHandler()
+    console.setLevel(logging.WARNING)
+    console.setFormatter(fmt)
+    console.duocthu_app = True
+    root.addHandler(console)
+    try:
+        folder = Path(platformdirs.user_log_dir("duocthu"))
+        folder.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(folder / "duocthu.log", encoding="utf-8")
+    except OSError:
+        return None
+    handler.setFormatter(fmt)
+    root.addHandler(handler)
+    return folder / "duocthu.log"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    setup_logging()
     settings = Settings.load(index=args.index, model=args.model, engine=args.engine)
     pdf = Path(args.pdf) if args.pdf else None
     if args.screenshot and not has_display():

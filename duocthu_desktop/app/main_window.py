@@ -30,11 +30,11 @@ from duocthu_desktop.app.browser import FormularyBrowser
 from duocthu_desktop.app.chat_view import ChatView
 from duocthu_desktop.app.question_box import QuestionBox
 from duocthu_desktop.app.rebuild_dialog import RebuildDialog
-from duocthu_desktop.app.session import Session, default_index
+from duocthu_desktop.app.session import SAMPLE_INDEX, Session, default_index
 from duocthu_desktop.app.source_viewer import SourceViewer
 from duocthu_desktop.errors import DuocthuError
 from duocthu_desktop.payload import AnswerPayload, Citation
-from duocthu_desktop.settings import Settings, data_dir
+from duocthu_desktop.settings import Settings, data_dir, settings_file
 
 log = logging.getLogger(__name__)
 
@@ -67,18 +67,29 @@ def open_session(settings: Settings, pdf: Path | None) -> Session:
     return Session.open(settings, pdf, warm_up=False)
 
 
+def remember_index(index_dir: Path) -> None:
+    """A first build's folder is saved in settings, so the next start opens it (an index already set is kept)."""
+    saved = Settings.read_saved(settings_file())
+    if saved.get("index_dir") or index_dir == data_dir() / SAMPLE_INDEX:
+        return
+    try:
+        Settings.model_validate({**saved, "index_dir": str(index_dir)}).save()
+    except (OSError, ValueError) as err:
+        log.warning("index folder not saved in settings: %s", err)
+
+
 class MainWindow(QMainWindow):
     session_ready = Signal()
     session_failed = Signal(str)
     answer_shown = Signal(object)  # the AnswerCard
-    citation_located = Signal(object)  # the Citation, once its highlight is drawn
+    citation_located = Signal(object)  # the Citation, once its page is open and its quote highlighted
 
     def __init__(self, settings: Settings | None = None, pdf: Path | None = None,
-                 opener: Opener = open_session, warm_up: bool = True) -> None:
+                 opener: Opener | None = None, warm_up: bool = True) -> None:
         super().__init__()
         self.settings = settings or Settings.load()
         self.pdf = Path(pdf) if pdf else None
-        self.opener = opener
+        self.opener = opener or open_session
         self.warm_up = warm_up
         self.session: Session | None = None
         self.conversation_id = Session.new_conversation()
@@ -203,7 +214,7 @@ class MainWindow(QMainWindow):
             self.status_bar_busy.show()
             self.status_label.setText(WARMING)
             operations.run(lambda task: session.assistant.warm_up(), on_success=lambda _s: self._warmed(),
-                           on_failure=lambda _err: self._warmed(), name="warm-up")
+                           on_failure=lambda _err: self._warmed(), lane=operations.MODEL, name="warm-up")
 
     def _warmed(self) -> None:
         self.status_bar_busy.hide()
@@ -291,8 +302,9 @@ class MainWindow(QMainWindow):
         self.viewer.show_citation(citation, self._drug_title(citation.drug_id))
         self.chat.mark_open(citation)
         session = self.session
-        if session is None or not session.may_highlight:
+        if session is None or not session.may_highlight:  # the page opens, but nothing may be highlighted
             self.viewer.set_warning(session.pdf_message if session is not None else None)
+            self.citation_located.emit(citation)
             return
         operations.run(lambda task: session.locate(citation),
                        on_success=lambda located: self._located(citation, located),
@@ -334,6 +346,7 @@ class MainWindow(QMainWindow):
         self.status_label.setText(REOPENING)
         self.settings = self.settings.model_copy(update={"index_dir": Path(index_dir)})
         self.pdf = Path(pdf) if pdf else self.pdf
+        remember_index(Path(index_dir))
         settings, opener, chosen = self.settings, self.opener, self.pdf
 
         def work(task: operations.Task) -> Session:

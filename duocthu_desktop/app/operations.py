@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 log = logging.getLogger(__name__)
 
 ASSISTANT = "assistant"  # turns, opening and closing the index: one Assistant, one caller at a time
+MODEL = "model"  # loading the embedding model in the background (its own lock guards it), turns not waiting
 PDF = "pdf"  # finding a quote on its page
 BUILD = "build"  # rebuilding the index
 

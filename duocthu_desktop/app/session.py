@@ -30,16 +30,25 @@ def default_index(settings: Settings) -> Path | None:
 
 
 def recorded_pdf_path(index_dir: Path | None) -> Path | None:
-    """The PDF the index's pages.json names, when that file is on this machine."""
+    """The PDF the index was built from, when it is on this machine: the path pages.json recorded, else a file
+    of the recorded name in the index folder or beside it."""
     if index_dir is None:
         return None
+    index_dir = Path(index_dir)
     try:
-        pages = json.loads((Path(index_dir) / PAGES_FILE).read_text(encoding="utf-8"))
+        pages = json.loads((index_dir / PAGES_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    name = pages.get("source_pdf") if isinstance(pages, dict) else None
-    path = Path(name) if isinstance(name, str) and name else None
-    return path if path is not None and path.is_absolute() and path.is_file() else None
+        pages = {}
+    recorded = pages.get("source_pdf") if isinstance(pages, dict) else None
+    if isinstance(recorded, str) and recorded and Path(recorded).is_absolute() and Path(recorded).is_file():
+        return Path(recorded)
+    from duocthu_desktop.pdf_locate import recorded_pdf
+
+    name = recorded_pdf(index_dir)[1] or (Path(recorded).name if isinstance(recorded, str) and recorded else None)
+    for folder in (index_dir, index_dir.parent) if name else ():
+        if (folder / name).is_file():
+            return folder / name
+    return None
 
 
 def find_pdf(settings: Settings, index_dir: Path | None, explicit: Path | None = None) -> Path | None:

@@ -21,10 +21,6 @@ QLabel#abstainMessage {{ color: {ABSTAIN_FG}; }}
 QLabel#abstainHeading {{ color: {ABSTAIN_FG}; font-weight: bold; }}
 QLabel#blockTitle {{ font-weight: bold; }}
 QLabel#disclaimer {{ color: #6b6b6b; font-size: 0.85em; }}
-QLabel#tagPopulation {{ color: white; background: {POPULATION}; border-radius: 4px; padding: 1px 6px;
-                        font-weight: bold; }}
-QLabel#tagRoute {{ color: white; background: {ROUTE}; border-radius: 4px; padding: 1px 6px; font-weight: bold; }}
-QLabel#tagOther {{ color: #333; background: #e8e8e8; border-radius: 4px; padding: 1px 6px; }}
 QPushButton#chip {{ color: {ACCENT}; background: #eaf2f8; border: 1px solid #b9d3e6; border-radius: 9px;
                     padding: 1px 7px; }}
 QPushButton#chip:hover {{ background: #d4e6f3; }}

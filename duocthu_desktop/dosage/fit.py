@@ -28,8 +28,8 @@ from duocthu_desktop.dosage.words import (
     kind_asked,
     names_dialysis,
 )
-from duocthu_desktop.qa.lexicon import INSTRUCTION_TOPICS, condition_variants
-from duocthu_desktop.qa.textmatch import Text, find
+from duocthu_desktop.qa.understanding.lexicon import INSTRUCTION_TOPICS, condition_variants
+from duocthu_desktop.qa.understanding.textmatch import Text, find
 from duocthu_desktop.text import fold
 
 MAX_ROWS = 8

@@ -18,23 +18,29 @@ from duocthu_desktop.dosage.parser import section_rows
 from duocthu_desktop.errors import IndexError_
 from duocthu_desktop.messages import DISCLAIMER, EMBEDDER_UNAVAILABLE, INDEX_UNAVAILABLE, message_for
 from duocthu_desktop.payload import AnswerPayload, Citation, Reason, decision_for
-from duocthu_desktop.qa import (
+from duocthu_desktop.qa.answers import (
     condition_answer,
     drug_classes,
-    grounding,
     interaction_answer,
     patient_warnings,
     warning_rules,
 )
-from duocthu_desktop.qa.catalog import Catalog
-from duocthu_desktop.qa.cited_answer import abstain, join_messages, ordered_chunks, renumbered
-from duocthu_desktop.qa.engine_types import AnswerEngine, EngineAnswer
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.memory import ConversationStore, Remembered, is_follow_up, loop_exhausted, merge
-from duocthu_desktop.qa.router import DOSING, INTERACTION
-from duocthu_desktop.qa.routing import Route, route
-from duocthu_desktop.qa.traces import TraceStore
-from duocthu_desktop.qa.understanding import understand, valid_text
+from duocthu_desktop.qa.answers.cited_answer import abstain, join_messages, ordered_chunks, renumbered
+from duocthu_desktop.qa.answers.engine_types import AnswerEngine, EngineAnswer
+from duocthu_desktop.qa.conversation.memory import (
+    ConversationStore,
+    Remembered,
+    is_follow_up,
+    loop_exhausted,
+    merge,
+)
+from duocthu_desktop.qa.conversation.traces import TraceStore
+from duocthu_desktop.qa.decision_table import Route, route
+from duocthu_desktop.qa.understanding.catalog import Catalog
+from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.question import understand, valid_text
+from duocthu_desktop.qa.understanding.section_asked import DOSING, INTERACTION
+from duocthu_desktop.qa.verification import grounding
 from duocthu_desktop.retrieval.types import SectionResult
 from duocthu_desktop.settings import Settings
 
@@ -53,7 +59,7 @@ class EngineUnavailable(Exception):
 def load_engine(name: str, settings: Settings | None = None) -> AnswerEngine:
     """The engine by name; raises EngineUnavailable when it cannot run on this machine."""
     if name == "extractive":
-        from duocthu_desktop.qa.engine_extractive import ExtractiveEngine
+        from duocthu_desktop.qa.answers.engine_extractive import ExtractiveEngine
 
         return ExtractiveEngine()
     if name == "generative":
@@ -120,7 +126,7 @@ class Assistant:
                 log.warning("embedding model not loaded: %s", err)
         return time.perf_counter() - start
 
-    # ---- DosingFacts, for the routing table ---------------------------------------------------
+    # ---- DosingFacts, for the decision table ---------------------------------------------------
 
     def missing_dose_fact(self, frame: QueryFrame) -> Literal["population", "age_or_weight"] | None:
         section = self.service.retrieve_framed(frame.drug_ids[0], DOSING)

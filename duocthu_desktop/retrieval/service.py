@@ -19,7 +19,7 @@ from typing import TypeVar
 from duocthu_desktop.artifacts import MONOGRAPHS_FILE, Chunk, Monograph, read_monographs
 from duocthu_desktop.errors import DuocthuError, IndexError_
 from duocthu_desktop.payload import Reason
-from duocthu_desktop.qa.lexicon import CONDITION_GAP_WORDS, condition_variants
+from duocthu_desktop.qa.understanding.lexicon import CONDITION_GAP_WORDS, condition_variants
 from duocthu_desktop.retrieval.manifest import CHROMA_DIR, REBUILD_HINT, check_artifacts, read_manifest
 from duocthu_desktop.retrieval.types import (
     ChunkStore,

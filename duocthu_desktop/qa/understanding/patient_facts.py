@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from duocthu_desktop.qa.comorbidities import Said
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.textmatch import Text, find
+from duocthu_desktop.qa.answers.comorbidities import Said
+from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.textmatch import Text, find
 from duocthu_desktop.text import fold
 
 # Clcr (ml/phút) from which kidney function counts as normal.

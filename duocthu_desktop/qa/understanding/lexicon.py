@@ -1,7 +1,7 @@
 """Every Vietnamese phrase list the question path reads, in one place, with the abbreviations clinicians type.
 
 General clinical vocabulary only: section words, population words, route words, question words, scope words,
-class words. No drug is named here (brands and INNs come from the book through `qa.catalog`). Phrases are
+class words. No drug is named here (brands and INNs come from the book through `understanding.catalog`). Phrases are
 written with diacritics; `qa.textmatch` decides how a question typed with or without them meets them.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from duocthu_desktop.qa.textmatch import has_diacritics
+from duocthu_desktop.qa.understanding.textmatch import has_diacritics
 from duocthu_desktop.text import fold
 
 DOSING = "lieu_luong_cach_dung"
@@ -558,7 +558,7 @@ MAX_CONDITION_VARIANTS = 16
 def condition_variants(condition: str) -> list[str]:
     """The condition as typed, then with each lay name replaced by the book's names (one name of each synonym
     group, the longest found). Typed without diacritics, the replacements are folded too."""
-    from duocthu_desktop.qa.textmatch import Text, find
+    from duocthu_desktop.qa.understanding.textmatch import Text, find
 
     variants = [Text.of(condition).norm]
     words = variants[0].split()

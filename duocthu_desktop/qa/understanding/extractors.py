@@ -11,13 +11,13 @@ import re
 from dataclasses import dataclass
 
 from duocthu_desktop.dosage.words import ADULT_YEARS, ELDERLY_YEARS
-from duocthu_desktop.qa.lexicon import (
+from duocthu_desktop.qa.understanding.lexicon import (
     CONDITION_TRIGGERS,
     POPULATION_PHRASES,
     ROUTE_PHRASES,
     ROUTE_PHRASES_TYPED_ONLY,
 )
-from duocthu_desktop.qa.textmatch import Text, find, first_of
+from duocthu_desktop.qa.understanding.textmatch import Text, find, first_of
 
 __all__ = ["CONDITION_TRIGGERS", "POPULATION_PHRASES", "ROUTE_PHRASES"]
 

@@ -17,9 +17,9 @@ import uuid
 from pathlib import Path
 
 from duocthu_desktop.payload import AnswerPayload
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.personal_data import conversation_key, stored_frame, stored_text
-from duocthu_desktop.qa.sqlite_file import SqliteFile
+from duocthu_desktop.qa.conversation.personal_data import conversation_key, stored_frame, stored_text
+from duocthu_desktop.qa.conversation.sqlite_file import SqliteFile
+from duocthu_desktop.qa.understanding.frame import QueryFrame
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 Every claim's text is a verbatim span of one chunk and cites that chunk, its printed page and the same span as the
 quote, so `grounding.verify` passes by construction. Choosing is deterministic: dose statements by `dosage.fit`,
-other sections by `qa.sentences`, interactions by the names of the other drug (`qa.interaction_answer`),
+other sections by `answers.sentences`, interactions by the names of the other drug (`answers.interaction_answer`),
 conditions by the indication hits (`qa.condition_answer`). Citations are built by `qa.cited_answer`.
 """
 
@@ -18,8 +18,8 @@ from duocthu_desktop.dosage.rows import DoseRow
 from duocthu_desktop.dosage.titles import title as dose_title
 from duocthu_desktop.dosage.words import FRAME_ROUTE_NAMES, ROUTE_NAMES
 from duocthu_desktop.payload import BlockKind, Reason
-from duocthu_desktop.qa import condition_answer, interaction_answer
-from duocthu_desktop.qa.cited_answer import (
+from duocthu_desktop.qa.answers import condition_answer, interaction_answer
+from duocthu_desktop.qa.answers.cited_answer import (
     CitedAnswer,
     abstain,
     join_messages,
@@ -28,9 +28,9 @@ from duocthu_desktop.qa.cited_answer import (
     quarantine_message,
     section_heading,
 )
-from duocthu_desktop.qa.engine_types import EngineAnswer
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.sentences import paragraphs, select_answer_spans, split_sentences
+from duocthu_desktop.qa.answers.engine_types import EngineAnswer
+from duocthu_desktop.qa.answers.sentences import paragraphs, select_answer_spans, split_sentences
+from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.retrieval.types import IndicationHit, SectionResult
 from duocthu_desktop.text import fold
 

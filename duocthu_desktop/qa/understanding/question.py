@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 
-from duocthu_desktop.qa import extractors, patient_facts, scope
-from duocthu_desktop.qa.catalog import Catalog
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.lexicon import (
+from duocthu_desktop.qa.understanding import extractors, patient_facts, scope
+from duocthu_desktop.qa.understanding.catalog import Catalog
+from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.lexicon import (
     ADR,
     CAN_USE_PHRASES,
     CAUSE_PHRASES,
@@ -33,8 +33,13 @@ from duocthu_desktop.qa.lexicon import (
     WHICH_DRUG_PHRASES,
     expand_abbreviations,
 )
-from duocthu_desktop.qa.router import DOSING, INTERACTION, mentions_interaction, route_section
-from duocthu_desktop.qa.textmatch import Text, any_of, first_of, has_diacritics
+from duocthu_desktop.qa.understanding.section_asked import (
+    DOSING,
+    INTERACTION,
+    mentions_interaction,
+    route_section,
+)
+from duocthu_desktop.qa.understanding.textmatch import Text, any_of, first_of, has_diacritics
 from duocthu_desktop.text import fold
 
 _JOINERS = JOINERS

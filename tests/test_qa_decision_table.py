@@ -1,4 +1,4 @@
-"""The routing table row by row (pure frames), then every row and path end to end over the real sample book."""
+"""The decision table row by row (pure frames), then every row and path end to end over the real sample book."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 
 from duocthu_desktop.messages import DISCLAIMER, NOT_SAFE
 from duocthu_desktop.payload import Reason
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.routing import TABLE, route
-from duocthu_desktop.qa.understanding import understand
+from duocthu_desktop.qa.decision_table import TABLE, route
+from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.question import understand
 
 
 class Facts:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from duocthu_desktop.qa.lexicon import (
+from duocthu_desktop.qa.understanding.lexicon import (
     CAN_USE_PHRASES,
     DOSING,
     INTERACTION,
@@ -19,7 +19,7 @@ from duocthu_desktop.qa.lexicon import (
     SECTION_PHRASES,
     WHOLE_SECTION_PHRASES,
 )
-from duocthu_desktop.qa.textmatch import Text, any_of, first_of
+from duocthu_desktop.qa.understanding.textmatch import Text, any_of, first_of
 
 __all__ = ["DOSING", "INTERACTION", "WHOLE_SECTION_PHRASES", "SectionAsk", "mentions_interaction", "route_section"]
 

@@ -8,7 +8,7 @@ from pydantic import BaseModel
 
 from duocthu_desktop.artifacts import Monograph
 from duocthu_desktop.payload import AnswerBody
-from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.retrieval.types import IndicationHit, SectionResult
 
 

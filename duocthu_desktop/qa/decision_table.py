@@ -1,6 +1,6 @@
-"""The routing table: what to do with a QueryFrame, first matching row wins (issue 4, in that order).
+"""The decision table: what to do with a QueryFrame (clarify, abstain, or which answer path), first matching row wins.
 
-Rows that depend on the book (does this drug's dosage section give separate doses for children?) ask a
+Rows that depend on the book (what does this drug's dosage section still need to know of this patient?) ask a
 `DosingFacts`, so the table stays a pure function of the frame and those facts and is testable without an index.
 """
 
@@ -13,9 +13,9 @@ from typing import Literal, Protocol
 
 from duocthu_desktop.messages import message_for
 from duocthu_desktop.payload import Reason
-from duocthu_desktop.qa import plausibility
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.textmatch import Text, find
+from duocthu_desktop.qa.understanding import plausibility
+from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.textmatch import Text, find
 from duocthu_desktop.text import fold
 
 Action = Literal["abstain", "clarify", "greet", "single", "interaction", "condition"]

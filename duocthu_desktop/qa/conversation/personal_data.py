@@ -16,8 +16,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from duocthu_desktop.qa.catalog import is_vietnamese_word
-from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.understanding.catalog import is_vietnamese_word
+from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.text import fold
 
 PHONE_MASK = "[SĐT]"

@@ -1,6 +1,6 @@
 """QueryFrame: what a question asks, made explicit before any retrieval happens.
 
-Built deterministically by `qa.understanding`; merged with the previous turn's frame for follow-ups.
+Built deterministically by `understanding.question`; merged with the previous turn's frame for follow-ups.
 """
 
 from __future__ import annotations

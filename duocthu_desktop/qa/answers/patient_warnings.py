@@ -13,11 +13,11 @@ import re
 from dataclasses import dataclass
 
 from duocthu_desktop.artifacts import Chunk
-from duocthu_desktop.qa import warning_rules as rules
-from duocthu_desktop.qa.cited_answer import CitedAnswer, join_messages, renumbered, section_heading
-from duocthu_desktop.qa.engine_types import EngineAnswer
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.sentences import split_sentences
+from duocthu_desktop.qa.answers import warning_rules as rules
+from duocthu_desktop.qa.answers.cited_answer import CitedAnswer, join_messages, renumbered, section_heading
+from duocthu_desktop.qa.answers.engine_types import EngineAnswer
+from duocthu_desktop.qa.answers.sentences import split_sentences
+from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.retrieval.types import SectionResult
 from duocthu_desktop.text import fold
 

@@ -9,9 +9,9 @@ import re
 from duocthu_desktop import messages
 from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.payload import Block, BlockKind, Citation, Claim, Reason, decision_for
-from duocthu_desktop.qa.engine_types import EngineAnswer
-from duocthu_desktop.qa.grounding import CITATION_MARKER
-from duocthu_desktop.qa.sentences import paragraphs, split_sentences
+from duocthu_desktop.qa.answers.engine_types import EngineAnswer
+from duocthu_desktop.qa.answers.sentences import paragraphs, split_sentences
+from duocthu_desktop.qa.verification.grounding import CITATION_MARKER
 from duocthu_desktop.retrieval.types import SectionResult
 from duocthu_desktop.sections import SECTION_BY_KEY
 

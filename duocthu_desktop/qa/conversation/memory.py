@@ -20,9 +20,9 @@ from pydantic import ValidationError
 
 from duocthu_desktop.dosage.words import ADULT_YEARS
 from duocthu_desktop.payload import Reason
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.personal_data import conversation_key, stored_frame
-from duocthu_desktop.qa.sqlite_file import SqliteFile
+from duocthu_desktop.qa.conversation.personal_data import conversation_key, stored_frame
+from duocthu_desktop.qa.conversation.sqlite_file import SqliteFile
+from duocthu_desktop.qa.understanding.frame import QueryFrame
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from duocthu_desktop.qa.lexicon import GENERAL_WORDS, ROUTE_PHRASES
+from duocthu_desktop.qa.understanding.lexicon import GENERAL_WORDS, ROUTE_PHRASES
 from duocthu_desktop.text import fold
 
 _WORD = re.compile(r"\w+")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.payload import Block, Citation, Reason
-from duocthu_desktop.qa.engine_types import GroundingFailure
+from duocthu_desktop.qa.answers.engine_types import GroundingFailure
 from duocthu_desktop.text import squash_spaces
 
 # A citation marker inside a claim's text: "[1]", "[1, 3]", "[2; 4]".

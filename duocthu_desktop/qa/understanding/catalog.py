@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from duocthu_desktop.artifacts import Chunk, Monograph
-from duocthu_desktop.qa.lexicon import (
+from duocthu_desktop.qa.understanding.lexicon import (
     CLASS_SYNONYMS,
     CLASS_WORDS,
     DRUG_SUFFIXES,
@@ -23,7 +23,7 @@ from duocthu_desktop.qa.lexicon import (
     LAB_VALUE_WORDS,
     NOT_DRUG_WORDS,
 )
-from duocthu_desktop.qa.textmatch import has_diacritics
+from duocthu_desktop.qa.understanding.textmatch import has_diacritics
 from duocthu_desktop.text import fold
 
 __all__ = ["CLASS_SYNONYMS", "CLASS_WORDS", "NOT_DRUG_WORDS", "Catalog", "DrugMatch", "Name", "Resolution"]

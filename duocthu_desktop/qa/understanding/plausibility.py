@@ -1,6 +1,6 @@
 """Patient values no patient has: a weight of 5000 kg, an age of 200, a Clcr of 500 ml/phút.
 
-A dose must never be chosen for such a value, and it must never be ignored in silence either: the routing table
+A dose must never be chosen for such a value, and it must never be ignored in silence either: the decision table
 asks back, repeating what was read ("Cân nặng đọc được là 5000 kg, có đúng không? ..."). The bounds are wide on
 purpose (an extremely premature newborn weighs about 0,3 kg): they catch a typo or a slip of reading, never a
 rare patient.
@@ -12,7 +12,7 @@ import math
 import re
 
 from duocthu_desktop.messages import IMPLAUSIBLE_ASK, IMPLAUSIBLE_NAMES, IMPLAUSIBLE_READ, TOO_MANY_DIGITS
-from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.understanding.frame import QueryFrame
 
 WEIGHT_KG_MIN = 0.3
 WEIGHT_KG_MAX = 300.0

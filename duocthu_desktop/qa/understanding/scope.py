@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from duocthu_desktop.qa.lexicon import (
+from duocthu_desktop.qa.understanding.lexicon import (
     INJECTION_PHRASES,
     NON_HUMAN_FOLDED_ONLY_IF_ACCENTED,
     NON_HUMAN_PHRASES,
@@ -23,7 +23,7 @@ from duocthu_desktop.qa.lexicon import (
     ROLE_QUESTION_WORDS,
     SMALLTALK_PHRASES,
 )
-from duocthu_desktop.qa.textmatch import Text, any_of, find, has_diacritics
+from duocthu_desktop.qa.understanding.textmatch import Text, any_of, find, has_diacritics
 from duocthu_desktop.text import fold
 
 __all__ = [

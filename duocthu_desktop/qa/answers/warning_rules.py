@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 
 from duocthu_desktop.dosage.words import ADULT_YEARS, ELDERLY_YEARS
-from duocthu_desktop.qa.comorbidities import Said, bears_on
-from duocthu_desktop.qa.frame import QueryFrame
+from duocthu_desktop.qa.answers.comorbidities import Said, bears_on
+from duocthu_desktop.qa.understanding.frame import QueryFrame
 
 # The patient topics a sentence can bear on; "benh_kem" is a condition the person says the patient has.
 TOPICS = ("mang_thai", "cho_con_bu", "tre_em", "nguoi_cao_tuoi", "suy_than", "suy_gan", "benh_kem")

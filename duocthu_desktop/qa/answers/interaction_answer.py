@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from duocthu_desktop import messages
 from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.payload import Reason
-from duocthu_desktop.qa import drug_classes
-from duocthu_desktop.qa.cited_answer import (
+from duocthu_desktop.qa.answers import drug_classes
+from duocthu_desktop.qa.answers.cited_answer import (
     LONG_STATEMENT_CHARS,
     CitedAnswer,
     abstain,
@@ -28,9 +28,9 @@ from duocthu_desktop.qa.cited_answer import (
     section_heading,
     statements,
 )
-from duocthu_desktop.qa.engine_types import EngineAnswer
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.sentences import paragraphs, split_sentences
+from duocthu_desktop.qa.answers.engine_types import EngineAnswer
+from duocthu_desktop.qa.answers.sentences import paragraphs, split_sentences
+from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.retrieval.types import SectionResult
 from duocthu_desktop.text import fold, squash_spaces
 

@@ -9,8 +9,8 @@ import re
 from duocthu_desktop import messages
 from duocthu_desktop.dosage.words import ADULT_YEARS
 from duocthu_desktop.payload import Reason
-from duocthu_desktop.qa import drug_classes
-from duocthu_desktop.qa.cited_answer import (
+from duocthu_desktop.qa.answers import drug_classes
+from duocthu_desktop.qa.answers.cited_answer import (
     CitedAnswer,
     abstain,
     join_messages,
@@ -19,9 +19,9 @@ from duocthu_desktop.qa.cited_answer import (
     section_heading,
     statements,
 )
-from duocthu_desktop.qa.engine_types import EngineAnswer
-from duocthu_desktop.qa.frame import QueryFrame
-from duocthu_desktop.qa.sentences import split_sentences
+from duocthu_desktop.qa.answers.engine_types import EngineAnswer
+from duocthu_desktop.qa.answers.sentences import split_sentences
+from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.retrieval.types import IndicationHit, SectionResult
 from duocthu_desktop.text import fold
 

@@ -1,0 +1,1 @@
+"""What a conversation keeps between turns, and the traces: masked, capped, transactional."""
