@@ -2,19 +2,17 @@
 
 The chunk's `page_spans` say which part of its text lies on which physical page, so the quote is cut at page
 breaks and each piece is looked for on its own page. A piece is matched on the page's words with everything
-but letters and digits dropped, so line breaks, a word hyphenated at a line end, spacing and the order in
+but letters and digits dropped (diacritics too), so line breaks, a word hyphenated at a line end, spacing and the order in
 which a PDF draws its columns do not matter; where a short piece occurs more than once, the chunk's own text
 around it picks the occurrence. PyMuPDF's `search_for` then gives the exact glyph boxes of those lines where it
 finds the piece as printed (the word boxes serve where it does not).
 
 Rectangles are (x0, y0, x1, y1) in PDF points, PyMuPDF's page space: origin at the top left, y downwards.
-`check_pdf` says whether a PDF is the one an index was built from (a different PDF must not be highlighted).
+Highlight only on the PDF the index was built from (duocthu_desktop.pdf_check).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -24,7 +22,7 @@ from typing import Protocol
 
 import pymupdf
 
-from duocthu_desktop.artifacts import PAGES_FILE, Chunk
+from duocthu_desktop.artifacts import Chunk
 
 Rect = tuple[float, float, float, float]
 PageRects = tuple[int, list[Rect]]
@@ -33,13 +31,6 @@ CONTEXT_CHARS = 160  # key characters of the chunk on either side of a piece, to
 MAX_GAP = 80  # key characters of other text (a running header, a footnote mark) a quote may jump over
 MAX_GAPS = 4
 RESYNC = 10  # key characters that must agree to pick a quote up again after a gap
-
-MSG_PDF_DIFFERENT = "Tệp PDF này khác với tệp đã dùng để dựng chỉ mục; không thể tô sáng trích dẫn."
-MSG_PDF_UNVERIFIED = (
-    "Chỉ mục này không ghi lại tệp PDF đã dùng để dựng nó, nên không kiểm tra được tệp PDF đang mở; "
-    "vị trí tô sáng có thể không đúng."
-)
-MSG_PDF_MISSING = "Không tìm thấy tệp PDF của Dược thư; hãy chọn tệp trong phần Cài đặt."
 
 
 class CitationLike(Protocol):
@@ -147,6 +138,7 @@ class _Page:
     def __init__(self, page: pymupdf.Page) -> None:
         self.page = page
         self._orders: list[_PageText] = []
+        self._chars: list[tuple[Box, str]] | None = None
 
     @property
     def orders(self) -> list[_PageText]:
@@ -154,6 +146,26 @@ class _Page:
             stream = _lines(self.page)
             self._orders = [_PageText(_column_order(stream, self.page.rect.width)), _PageText(stream)]
         return self._orders
+
+    @property
+    def chars(self) -> list[tuple[Box, str]]:
+        """Every character with its box (to check what a search hit really covers)."""
+        if self._chars is None:
+            self._chars = [
+                (tuple(ch["bbox"]), ch["c"])
+                for block in self.page.get_text("rawdict")["blocks"]
+                for line in block.get("lines", [])
+                for span in line["spans"]
+                for ch in span["chars"]
+            ]
+        return self._chars
+
+    def key_within(self, boxes: list[Box]) -> str:
+        """The key of the characters whose centre lies in each box, box after box."""
+        text = []
+        for box in boxes:
+            text.append("".join(c for b, c in self.chars if _inside(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), box)))
+        return text_key(" ".join(text))[0]
 
 
 # ---- finding one piece on one page ---------------------------------------------------------------------
@@ -251,19 +263,21 @@ def _find(page: _Page, needle: str, before: str = "", after: str = "") -> tuple[
     return None
 
 
-def _sharpen(page: pymupdf.Page, printed: str, lines: list[Box]) -> list[Box]:
-    """PyMuPDF's own boxes for `printed` on the matched lines, if it finds it on every one; else the lines."""
+def _sharpen(page: _Page, printed: str, key: str, lines: list[Box]) -> list[Box]:
+    """PyMuPDF's own boxes for `printed` on the matched lines, where they hold exactly the piece's letters and
+    digits (its search can be off by a character across a hyphenated line end); else the word boxes."""
     needle = " ".join(printed.split())
     if not needle:
         return lines
     try:
-        hits = [tuple(h) for h in page.search_for(needle)]
+        hits = [tuple(h) for h in page.page.search_for(needle)]
     except Exception:  # noqa: BLE001 - a search failure only costs the sharper boxes
         return lines
     grown = [(x0 - 1, y0 - 1, x1 + 1, y1 + 1) for x0, y0, x1, y1 in lines]
     kept = [h for h in hits if any(_inside(((h[0] + h[2]) / 2, (h[1] + h[3]) / 2), g) for g in grown)]
-    covered = all(any(_overlap(g, h) for h in kept) for g in grown)
-    return kept if kept and covered else lines
+    if kept and page.key_within(kept) == key:
+        return kept
+    return lines
 
 
 def _inside(point: tuple[float, float], box: Box) -> bool:
@@ -279,7 +293,7 @@ def _piece_rects(page: _Page, key: str, printed: str, before: str, after: str) -
     if found is None:
         return []
     text, spans = found
-    return _sharpen(page.page, printed, text.rects(spans))
+    return _sharpen(page, printed, key, text.rects(spans))
 
 
 # ---- the quote: where it is in the chunk, and its pieces per page ----------------------------------------
@@ -432,62 +446,3 @@ def _locate_loose(citation: CitationLike, chunk: Chunk | None, page) -> list[Pag
 
 def _plain(r: Box) -> Rect:
     return (round(r[0], 2), round(r[1], 2), round(r[2], 2), round(r[3], 2))
-
-
-# ---- is this the PDF the index was built from? -------------------------------------------------------------
-
-_SHA_CACHE: dict[tuple[str, int, int], str] = {}
-
-
-def file_sha256(path: Path | str) -> str:
-    """sha256 of a file, remembered per (path, size, mtime) so the viewer can ask again for free."""
-    path = Path(path).resolve()
-    stat = path.stat()
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
-    if key not in _SHA_CACHE:
-        digest = hashlib.sha256()
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-        _SHA_CACHE[key] = digest.hexdigest()
-    return _SHA_CACHE[key]
-
-
-def recorded_pdf(index_dir: Path | str) -> tuple[str | None, str | None]:
-    """(sha256, file name) of the PDF an index was built from: from its manifest, else its pages.json (which
-    every build wrote); (None, None) when neither says."""
-    from duocthu_desktop.retrieval.manifest import MANIFEST_FILE
-
-    index_dir = Path(index_dir)
-    try:
-        manifest = json.loads((index_dir / MANIFEST_FILE).read_text(encoding="utf-8"))
-        if isinstance(manifest, dict) and isinstance(manifest.get("source_pdf_sha256"), str):
-            return manifest["source_pdf_sha256"], manifest.get("source_pdf_name")
-    except (OSError, ValueError):
-        pass
-    try:
-        pages = json.loads((index_dir / PAGES_FILE).read_text(encoding="utf-8"))
-        sha = pages.get("source_sha256") if isinstance(pages, dict) else None
-        if isinstance(sha, str) and len(sha) == 64:
-            name = pages.get("source_pdf")
-            return sha, Path(name).name if isinstance(name, str) else None
-    except (OSError, ValueError):
-        pass
-    return None, None
-
-
-def check_pdf(index_dir: Path | str, pdf_path: Path | str) -> str | None:
-    """None when `pdf_path` is the PDF the index was built from; else the Vietnamese line to show. Only
-    MSG_PDF_DIFFERENT (or a missing file) forbids highlighting; MSG_PDF_UNVERIFIED (an index that does not
-    record its PDF) is a warning, and the page still opens."""
-    if not Path(pdf_path).is_file():
-        return MSG_PDF_MISSING
-    sha, _ = recorded_pdf(index_dir)
-    if sha is None:
-        return MSG_PDF_UNVERIFIED
-    return None if file_sha256(pdf_path) == sha else MSG_PDF_DIFFERENT
-
-
-def may_highlight(message: str | None) -> bool:
-    """Whether the viewer may highlight after `check_pdf` returned `message`."""
-    return message is None or message == MSG_PDF_UNVERIFIED

@@ -44,10 +44,12 @@ def _terminate(signum, frame):  # noqa: ARG001 - signal handler signature
 
 def _build(args: argparse.Namespace) -> int:
     from ingestion.pipeline import build
+    from ingestion.progress import TerminalBar
 
+    bar = TerminalBar() if sys.stderr.isatty() else None  # the same on_progress the app's dialog gets
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        result = build(args.pdf, args.out, embed=not args.no_embed, progress=True)
+        result = build(args.pdf, args.out, embed=not args.no_embed, progress=True, on_progress=bar)
     finally:
         signal.signal(signal.SIGTERM, previous)
     r = result.report

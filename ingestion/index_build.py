@@ -20,7 +20,7 @@ from duocthu_desktop.artifacts import PAGES_FILE, Chunk, Monograph
 from duocthu_desktop.dosage.rows import DOSING_FILE
 from duocthu_desktop.errors import IndexError_
 from duocthu_desktop.retrieval.chroma_store import ChromaStore
-from duocthu_desktop.retrieval.embed_cache import EmbeddingCache, embed_cached
+from duocthu_desktop.retrieval.embed_cache import EmbeddingCache, embed_cached, text_key
 from duocthu_desktop.retrieval.manifest import (
     CHROMA_DIR,
     MANIFEST_FILE,
@@ -30,7 +30,8 @@ from duocthu_desktop.retrieval.manifest import (
     count_rows,
     write_manifest,
 )
-from duocthu_desktop.retrieval.types import Embedder
+from duocthu_desktop.retrieval.types import Embedder, EmbedKind
+from ingestion.progress import Progress
 
 
 def document_text(chunk: Chunk, title: str | None) -> str:
@@ -47,6 +48,45 @@ def _corpus_sha256(stage_dir: Path, fallback: str) -> str:
         return fallback
 
 
+def _source_pdf(stage_dir: Path) -> tuple[str | None, str | None]:
+    """(file name, sha256) of the PDF pages.json says the artifacts were read from; the name only, never the
+    build machine's folder."""
+    try:
+        pages = json.loads((stage_dir / PAGES_FILE).read_text(encoding="utf-8"))
+        return Path(pages["source_pdf"]).name or None, pages["source_sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, None
+
+
+class _Reporting:
+    """The embedder, reporting each batch as "embed" progress and stopping at a cancel before the next batch
+    (never between embedding a batch and the cache storing it)."""
+
+    def __init__(self, inner: Embedder, progress: Progress, done: int, total: int) -> None:
+        self.inner, self.progress, self.done, self.total = inner, progress, done, total
+        self.model_id, self.dimensions = inner.model_id, inner.dimensions
+
+    def embed(self, texts: list[str], kind: EmbedKind) -> list[list[float]]:
+        self.progress.step("embed", self.done, self.total)
+        vectors = self.inner.embed(texts, kind)
+        self.done += len(texts)
+        self.progress.report("embed", self.done, self.total)
+        return vectors
+
+
+def _embed(embedder: Embedder, texts: list[str], cache: EmbeddingCache, progress: bool, steps: Progress
+           ) -> tuple[list[list[float]], int]:
+    if not steps.active:
+        return embed_cached(embedder, texts, "document", cache, progress=progress)
+    keys = {text_key(t) for t in texts}
+    cached = len(cache.lookup(embedder.model_id, "document", list(keys)))
+    steps.step("embed", cached, len(keys))
+    vectors, fresh = embed_cached(_Reporting(embedder, steps, cached, len(keys)), texts, "document", cache,
+                                  progress=progress and steps.on_progress is None)
+    steps.step("embed", len(keys), len(keys))
+    return vectors, fresh
+
+
 def _default_embedder() -> Embedder:
     from duocthu_desktop.retrieval.embedder import LazyEmbedder
 
@@ -60,8 +100,11 @@ def build_index(
     progress: bool = True,
     embedder: Embedder | None = None,
     cache: EmbeddingCache | None = None,
+    steps: Progress | None = None,
 ) -> IndexManifest:
-    """Write `stage_dir/chroma` and `stage_dir/manifest.json` for `chunks`; IndexError_ if the check fails."""
+    """Write `stage_dir/chroma` and `stage_dir/manifest.json` for `chunks`; IndexError_ if the check fails.
+    `steps` reports the embed, index and check stages and stops the build at a cancel (BuildCancelled)."""
+    steps = steps or Progress()
     started = time.monotonic()
     stage_dir = Path(stage_dir)
     ids = [c.chunk_id for c in chunks]
@@ -75,7 +118,7 @@ def build_index(
     own_cache = cache is None
     cache = cache or EmbeddingCache()
     try:
-        vectors, embedded_now = embed_cached(embedder, texts, "document", cache, progress=progress)
+        vectors, embedded_now = _embed(embedder, texts, cache, progress, steps)
     finally:
         if own_cache:
             cache.close()
@@ -87,6 +130,7 @@ def build_index(
     chroma_dir = stage_dir / CHROMA_DIR
     shutil.rmtree(chroma_dir, ignore_errors=True)
     dimensions = len(vectors[0]) if vectors else embedder.dimensions
+    pdf_name, pdf_sha = _source_pdf(stage_dir)
     manifest = IndexManifest(
         corpus_sha256=corpus_sha,
         chunks_sha256=chunks_sha,
@@ -97,17 +141,24 @@ def build_index(
         chunk_count=len(chunks),
         monograph_count=len(monographs),
         dosing_rows=count_rows(stage_dir / DOSING_FILE) if (stage_dir / DOSING_FILE).is_file() else None,
+        source_pdf_name=pdf_name,
+        source_pdf_sha256=pdf_sha,
     )
 
     try:
         with ChromaStore.create_persistent(chroma_dir, manifest.collection) as store:
-            store.add(chunks, vectors)
+            if steps.active:
+                store.add(chunks, vectors, on_batch=lambda done, total: steps.step("index", done, total))
+            else:
+                store.add(chunks, vectors)
     except Exception as err:
         disk = disk_failure(err, chroma_dir)
         if disk is None:
             raise
         raise disk from err
+    steps.step("check", 0, 1)
     _check(chroma_dir, manifest, chunks, vectors)
+    steps.step("check", 1, 1)
     manifest.build_seconds = round(time.monotonic() - started, 2)
     write_manifest(stage_dir, manifest)
     if progress:

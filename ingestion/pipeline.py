@@ -4,7 +4,8 @@ Stages, in data-flow order: spans (lines in reading order) -> tables (lifted out
 monographs -> sectioning -> paragraphs -> chunker, tied together per monograph by assemble. Bad input raises InputRefused with a one-line reason.
 
 `build` only ever replaces a folder a build made (see ingestion.out_folder); a failed write leaves it as it
-was.
+was, and so does a cancel (`cancel` event, BuildCancelled); `on_progress(stage, done, total)` follows it
+(ingestion.progress).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import resource
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,11 +25,13 @@ from duocthu_desktop.artifacts import Chunk, Monograph, PageEntry, PageMap, Repo
 from duocthu_desktop.dosage.parser import read_book
 from duocthu_desktop.dosage.rows import DOSING_FILE, write_dosing
 from duocthu_desktop.errors import DuocthuError, InputRefused
+from duocthu_desktop.retrieval.types import Embedder
 from ingestion import gates, out_folder
 from ingestion.assemble import build_monograph, pages_of
 from ingestion.chunker import MAX_TOKENS
 from ingestion.headers import PageHeader, read_headers
 from ingestion.monographs import RawMonograph, split_monographs
+from ingestion.progress import BuildCancelled, Progress, ProgressFn, TerminalBar
 from ingestion.spans import Line, PageLayout, group_lines, read_spans, reading_order
 from ingestion.tables import TableBlock, find_tables
 
@@ -88,12 +92,14 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _progress(iterable, total: int, enabled: bool):
-    if enabled and sys.stderr.isatty():
-        from tqdm import tqdm
+__all__ = ["BuildCancelled", "BuildResult", "build", "run"]
 
-        return tqdm(iterable, total=total, unit="page", desc="duocthu-ingest", file=sys.stderr)
-    return iterable
+
+def _steps(progress: bool, on_progress: ProgressFn | None, cancel: threading.Event | None) -> Progress:
+    """The build's progress: the caller's callback, else a terminal bar when `progress` and stderr is one."""
+    if on_progress is None and progress and sys.stderr.isatty():
+        on_progress = TerminalBar()
+    return Progress(on_progress, cancel)
 
 
 # ---- pages -> item stream -------------------------------------------------------------------------
@@ -151,13 +157,19 @@ def _column_right(items: list[Line | TableBlock]) -> dict[tuple[int, int], float
     return right
 
 
-def run(pdf: Path, progress: bool = False) -> BuildResult:
-    """Read the PDF and build every artifact in memory; raises InputRefused for input it will not take."""
+def run(pdf: Path, progress: bool = False, steps: Progress | None = None) -> BuildResult:
+    """Read the PDF and build every artifact in memory; raises InputRefused for input it will not take, and
+    BuildCancelled when `steps` is cancelled."""
+    steps = steps or _steps(progress, None, None)
     started = time.perf_counter()
     pdf = Path(pdf)
     doc = open_pdf(pdf)
+    reads: list[PageRead] = []
     try:
-        reads = [read_page(doc[i], i + 1) for i in _progress(range(doc.page_count), doc.page_count, progress)]
+        for i in range(doc.page_count):
+            steps.step("pages", i, doc.page_count)
+            reads.append(read_page(doc[i], i + 1))
+        steps.step("pages", doc.page_count, doc.page_count)
     finally:
         doc.close()
     headers: list[PageHeader] = read_headers([r.layout for r in reads])
@@ -178,12 +190,14 @@ def run(pdf: Path, progress: bool = False) -> BuildResult:
         PageFacts(h.physical, h.printed, h.drug_name, r.gutter_lines)
         for h, r in zip(headers, reads, strict=True)
     ]
-    for mono in raw:
+    for done, mono in enumerate(raw):
+        steps.step("monographs", done, len(raw))
         m, cs = build_monograph(mono, printed, column_right, suspect)
         monographs.append(m)
         chunks.extend(cs)
         for p in range(m.start_physical, m.end_physical + 1):
             facts[p - 1].monographs.append(m.title)
+    steps.step("monographs", len(raw), len(raw))
     sha = _sha256(pdf)
     page_map = PageMap(
         source_pdf=str(pdf.resolve()),
@@ -222,28 +236,42 @@ def write_artifacts(result: BuildResult, folder: Path) -> None:
     artifacts.write_model(folder / artifacts.REPORT_FILE, result.report)
 
 
-def build(pdf: Path, out: Path, embed: bool = True, progress: bool = False) -> BuildResult:
+def build(pdf: Path, out: Path, embed: bool = True, progress: bool = False,
+          on_progress: ProgressFn | None = None, cancel: threading.Event | None = None,
+          embedder: Embedder | None = None) -> BuildResult:
     """Run, then write every artifact into a staging folder swapped in for `out` only when all succeeded.
 
     `out` is locked (`<out>.lock`) from start to swap; a second build into it is refused at once rather than
     left to wait: a build can take many minutes, and the waiting one would silently replace the first's
     index when it finally ran. A write that fails (disk full, no permission) is InputRefused; `out` stays.
+    `on_progress(stage, done, total)` follows the stages (ingestion.progress.STAGES; a terminal bar when
+    `progress` and no callback); setting `cancel` stops at the next step with BuildCancelled, `out` as it was.
+    `embedder` (e.g. the app's, already loaded) embeds what the cache lacks; by default the model loads if needed.
     """
+    steps = _steps(progress, on_progress, cancel)
     out = Path(out).resolve()
     out_folder.refuse_foreign(out)
-    with out_folder.claimed(out):
-        result = run(pdf, progress=progress)
-        out_folder.refuse_foreign(out)  # again, now under the lock
-        try:
-            _write(result, out, embed, progress)
-        except OSError as err:
-            raise out_folder.write_refused(out, err) from err
+    try:
+        with out_folder.claimed(out):
+            result = run(pdf, steps=steps)
+            out_folder.refuse_foreign(out)  # again, now under the lock
+            try:
+                _write(result, out, embed, progress, steps, embedder)
+            except OSError as err:
+                raise out_folder.write_refused(out, err) from err
+    finally:
+        if isinstance(steps.on_progress, TerminalBar):
+            steps.on_progress.close()
     return result
 
 
-def _write(result: BuildResult, out: Path, embed: bool, progress: bool) -> None:
+def _write(result: BuildResult, out: Path, embed: bool, progress: bool, steps: Progress | None = None,
+           embedder: Embedder | None = None) -> None:
+    steps = steps or Progress()
     with atomic.staged_dir(out, owned=out_folder.owned) as staging:
+        steps.step("write", 0, 1)
         write_artifacts(result, staging)
+        steps.step("write", 1, 1)
         if embed:
             try:
                 from ingestion.index_build import build_index
@@ -251,4 +279,10 @@ def _write(result: BuildResult, out: Path, embed: bool, progress: bool) -> None:
                 raise DuocthuError(
                     "the index builder (ingestion.index_build) is not installed; rerun with --no-embed"
                 ) from exc
-            build_index(staging, result.chunks, result.monographs, progress=progress and sys.stderr.isatty())
+            extra = {"steps": steps} if steps.active else {}
+            if embedder is not None:
+                extra["embedder"] = embedder
+            build_index(staging, result.chunks, result.monographs, progress=progress and sys.stderr.isatty(),
+                        **extra)
+        steps.step("swap", 0, 1)  # the last moment a cancel leaves the previous index in place
+    steps.report("swap", 1, 1)

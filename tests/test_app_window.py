@@ -92,10 +92,16 @@ def abstain_answer() -> AnswerPayload:
                          disclaimer=DISCLAIMER)
 
 
+TABLE_CHUNK = "paracetamol__lieu_luong_cach_dung__block__t1"
+
+
 def verify_answer() -> AnswerPayload:
-    cites = [citation(1, 1120, 46, "Bảng 1"), citation(2, 1121, 47, "Bảng 2")]
+    cites = [citation(1, 1120, 46, "Trẻ em"), citation(2, 1121, 47, "Bảng 2", TABLE_CHUNK),
+             citation(3, 1121, 47, "Bảng 2, dòng 3", TABLE_CHUNK)]
     return AnswerPayload(decision="verify_pdf", reason="quarantined_evidence",
-                         message=message_for("quarantined_evidence"), citations=cites, disclaimer=DISCLAIMER)
+                         message=message_for("quarantined_evidence"), citations=cites, disclaimer=DISCLAIMER,
+                         blocks=[Block(title="Paracetamol (acetaminophen) — Trẻ em · uống", kind="dosage",
+                                       claims=[Claim(text=c.quote, citations=[c.index]) for c in cites])])
 
 
 @pytest.fixture
@@ -235,11 +241,20 @@ def test_an_abstention_shows_its_message_in_its_own_style(qtbot, make_window):
     assert card.chips == [] and card.findChild(QLabel, "abstainHeading") is not None
 
 
-def test_the_verify_pdf_notice_has_a_button_per_page(qtbot, make_window):
-    window = make_window(ScriptedAssistant(lambda q: verify_answer()))
-    card = send(qtbot, window, "Bảng liều vancomycin?")
-    assert [b.text() for b in card.page_buttons] == ["Mở tr. 1120", "Mở tr. 1121"]
-    qtbot.mouseClick(card.page_buttons[1], Qt.MouseButton.LeftButton)
+def _chunk(chunk_id: str, quarantined: bool) -> Chunk:
+    return Chunk(chunk_id=chunk_id, drug_id="paracetamol", section_key="lieu_luong_cach_dung", part_index=0,
+                 text="...", printed_pages=[1121], physical_pages=[47], quarantined=quarantined)
+
+
+def test_the_verify_pdf_notice_opens_the_pages_to_check(qtbot, make_window):
+    chunks = [_chunk(DOSE_CHUNK, False), _chunk(TABLE_CHUNK, True)]
+    window = make_window(ScriptedAssistant(lambda q: verify_answer(), chunks=chunks))
+    card = send(qtbot, window, "Bảng liều paracetamol?")
+    assert card.property("decision") == "verify_pdf" and message_for("quarantined_evidence") in label_texts(card)
+    assert [b.text() for b in card.page_buttons] == ["Mở tr. 1121"]  # the table's page, once
+    assert window.viewer.citation.index == 2  # opened by itself: the first thing to check
+    qtbot.mouseClick(card.chips[0], Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(card.page_buttons[0], Qt.MouseButton.LeftButton)
     assert window.viewer.citation.index == 2
 
 

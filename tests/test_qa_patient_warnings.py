@@ -320,3 +320,17 @@ def test_warnings_are_cited_and_grounded(assistant) -> None:
     cited = by_index[payload.blocks[0].claims[0].citations[0]]
     assert cited.section_key == "chong_chi_dinh" and cited.drug_id == "metformin"
     assert cited.printed_page is not None
+
+
+def test_a_contraindication_with_something_else_or_graver_than_said_does_not_hide_the_dose() -> None:
+    """'Dùng đồng thời với chế phẩm chứa calci ở trẻ em' forbids a combination, not the drug for this child;
+    'Suy gan nặng.' is not a patient said only to have 'suy gan'. Both are shown first; the dose stays."""
+    ci = _section(CI, "Dùng đồng thời với chế phẩm chứa calci ở trẻ em: nguy cơ kết tủa.")
+    warned = warning_answer(QueryFrame(population="tre_em", age_years=5.0), {CI: ci})
+    assert warned is not None and not warned.contraindicated
+    ci = _section(CI, "Suy gan nặng.")
+    frame = QueryFrame(question="Người lớn suy gan dùng liều bao nhiêu?", hepatic_impairment=True)
+    warned = warning_answer(frame, {CI: ci})
+    assert warned is not None and not warned.contraindicated
+    frame = QueryFrame(question="Người lớn suy gan nặng dùng liều bao nhiêu?", hepatic_impairment=True)
+    assert warning_answer(frame, {CI: ci}).contraindicated

@@ -88,9 +88,11 @@ class AnswerCard(QFrame):
     reply_clicked = Signal(str)
 
     def __init__(self, payload: AnswerPayload, question: str = "",
-                 drug_title: Callable[[str], str | None] | None = None, parent=None) -> None:
+                 drug_title: Callable[[str], str | None] | None = None, to_check: set[int] | None = None,
+                 parent=None) -> None:
         super().__init__(parent)
         self.payload = payload
+        self.to_check = to_check or set()  # citation indexes of untrusted text: the pages the notice opens
         self.question = question
         self._drug_title = drug_title
         self.chips: list[CitationChip] = []
@@ -127,7 +129,8 @@ class AnswerCard(QFrame):
         box.addWidget(_label(self.payload.message))
         row = QHBoxLayout()
         seen: set[int] = set()
-        for citation in self.payload.citations:
+        untrusted = [c for c in self.payload.citations if c.index in self.to_check]
+        for citation in untrusted or self.payload.citations:
             if citation.physical_page in seen:
                 continue
             seen.add(citation.physical_page)

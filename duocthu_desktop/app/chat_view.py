@@ -34,6 +34,7 @@ class ChatView(QScrollArea):
         self._layout.addStretch(1)
         self.setWidget(body)
         self._target: QWidget | None = None
+        self._last_question: QWidget | None = None
         self._settle = QTimer(self)  # while active, a growing scroll range re-applies the last scroll
         self._settle.setSingleShot(True)
         self._settle.setInterval(400)
@@ -61,14 +62,15 @@ class ChatView(QScrollArea):
         self._last_question = bubble
         return bubble
 
-    def add_answer(self, payload: AnswerPayload, question: str = "") -> AnswerCard:
+    def add_answer(self, payload: AnswerPayload, question: str = "", to_check: set[int] | None = None
+                   ) -> AnswerCard:
         for card in self.cards:
             card.disable_replies()
-        card = AnswerCard(payload, question, self.drug_title)
+        card = AnswerCard(payload, question, self.drug_title, to_check)
         card.citation_clicked.connect(self.citation_clicked)
         card.reply_clicked.connect(self.reply_clicked)
         self.cards.append(card)
-        self._append(card, show_from=getattr(self, "_last_question", None) or card)
+        self._append(card, show_from=self._last_question or card)
         return card
 
     def mark_open(self, citation) -> None:

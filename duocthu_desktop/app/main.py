@@ -119,11 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         from duocthu_desktop.app.screenshot import Screenshot
 
         shot = Screenshot(window, Path(args.screenshot), args.ask or SAMPLE_QUESTION, SCREENSHOT_TIMEOUT_MS)
-        window.show()
-        window.start()
-        app.exec()
+        code = shot.run()
+        window.close()
         operations.wait_all()
-        return shot.exit_code
+        return code
     window.show()
     window.start()
     if args.ask:

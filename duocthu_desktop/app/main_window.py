@@ -252,8 +252,11 @@ class MainWindow(QMainWindow):
         self.chat.add_question(text)
         session, conversation = self.session, self.conversation_id
         self.turn_question = text
-        self.turn = operations.run(lambda task: session.ask(text, conversation), on_success=self._answered,
-                                   on_failure=self._turn_failed, name="turn")
+        def work(task: operations.Task) -> tuple[AnswerPayload, set[int]]:
+            payload = session.ask(text, conversation)
+            return payload, session.quarantined(payload) if payload.decision == "verify_pdf" else set()
+
+        self.turn = operations.run(work, on_success=self._answered, on_failure=self._turn_failed, name="turn")
         self._show_busy(True)
 
     def _show_busy(self, busy: bool) -> None:
@@ -269,12 +272,13 @@ class MainWindow(QMainWindow):
         self.conversation_id = Session.new_conversation()  # the dropped turn may have been remembered
         self.chat.add_note(CANCELLED)
 
-    def _answered(self, payload: AnswerPayload) -> None:
+    def _answered(self, result: tuple[AnswerPayload, set[int]]) -> None:
+        payload, to_check = result
         self.turn = None
         self._show_busy(False)
-        card = self.chat.add_answer(payload, self.turn_question)
-        if payload.citations:
-            self.open_citation(payload.citations[0])
+        card = self.chat.add_answer(payload, self.turn_question, to_check)
+        if payload.citations:  # the first page to check, else the first cited
+            self.open_citation(next((c for c in payload.citations if c.index in to_check), payload.citations[0]))
         self.answer_shown.emit(card)
 
     def _turn_failed(self, err: BaseException) -> None:

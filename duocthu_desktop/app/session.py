@@ -42,7 +42,7 @@ def recorded_pdf_path(index_dir: Path | None) -> Path | None:
     recorded = pages.get("source_pdf") if isinstance(pages, dict) else None
     if isinstance(recorded, str) and recorded and Path(recorded).is_absolute() and Path(recorded).is_file():
         return Path(recorded)
-    from duocthu_desktop.pdf_locate import recorded_pdf
+    from duocthu_desktop.pdf_check import recorded_pdf
 
     name = recorded_pdf(index_dir)[1] or (Path(recorded).name if isinstance(recorded, str) and recorded else None)
     for folder in (index_dir, index_dir.parent) if name else ():
@@ -81,7 +81,7 @@ class Session:
         self.pdf_message: str | None = None  # why quotes cannot be highlighted (or a warning), in Vietnamese
         self.page_map: PageMap | None = None
         self._chunks: dict[str, Chunk] | None = None
-        self._pdf_doc = None  # a PyMuPDF document, opened on the PDF lane only
+        self._locator = None  # a pdf_locate.Locator (the open PDF and the pages read), used on the PDF lane only
         self.check_pdf()
         self._read_page_map()
 
@@ -103,9 +103,7 @@ class Session:
 
     def close(self) -> None:
         """Release the index (the Chroma client) and the PDF, so a rebuilt index can replace the folder."""
-        if self._pdf_doc is not None:
-            self._pdf_doc.close()
-            self._pdf_doc = None
+        self._close_locator()
         service = getattr(self.assistant, "service", None)
         close = getattr(service, "close", None)
         if callable(close):
@@ -115,6 +113,15 @@ class Session:
 
     def ask(self, question: str, conversation_id: str | None) -> AnswerPayload:
         return self.assistant.ask(question, conversation_id=conversation_id)
+
+    def quarantined(self, payload: AnswerPayload) -> set[int]:
+        """The citations whose text the index does not trust as read (tables, flagged text): the pages to check."""
+        found = set()
+        for citation in payload.citations:
+            chunk = self.chunk(citation.chunk_id)
+            if chunk is not None and chunk.quarantined:
+                found.add(citation.index)
+        return found
 
     @staticmethod
     def new_conversation() -> str:
@@ -171,38 +178,39 @@ class Session:
     def physical_for(self, printed: int) -> int | None:
         return self.page_map.physical_for(printed) if self.page_map is not None else None
 
+    def _close_locator(self) -> None:
+        if self._locator is not None:
+            self._locator.close()
+            self._locator = None
+
     def set_pdf(self, path: Path) -> None:
-        if self._pdf_doc is not None:
-            self._pdf_doc.close()
-            self._pdf_doc = None
+        self._close_locator()
         self.pdf_path = Path(path)
         self.check_pdf()
 
     def check_pdf(self) -> None:
         """Whether quotes may be highlighted on `pdf_path` (a different PDF than the index's must not be)."""
-        from duocthu_desktop import pdf_locate
+        from duocthu_desktop import pdf_check
 
         if self.pdf_path is None:
-            self.pdf_message = pdf_locate.MSG_PDF_MISSING
+            self.pdf_message = pdf_check.MSG_PDF_MISSING
         elif self.index_dir is None:
-            self.pdf_message = None if self.pdf_path.is_file() else pdf_locate.MSG_PDF_MISSING
+            self.pdf_message = None if self.pdf_path.is_file() else pdf_check.MSG_PDF_MISSING
         else:
-            self.pdf_message = pdf_locate.check_pdf(self.index_dir, self.pdf_path)
+            self.pdf_message = pdf_check.check_pdf(self.index_dir, self.pdf_path)
 
     @property
     def may_highlight(self) -> bool:
-        from duocthu_desktop import pdf_locate
+        from duocthu_desktop import pdf_check
 
-        return self.pdf_path is not None and pdf_locate.may_highlight(self.pdf_message)
+        return self.pdf_path is not None and pdf_check.may_highlight(self.pdf_message)
 
     def locate(self, citation: Citation) -> list[tuple[int, list[tuple[float, float, float, float]]]]:
         """[(physical page, [rects in PDF points])] of the citation's quote; [] when it cannot be highlighted."""
         if not self.may_highlight:
             return []
-        import pymupdf
+        from duocthu_desktop.pdf_locate import Locator
 
-        from duocthu_desktop import pdf_locate
-
-        if self._pdf_doc is None:
-            self._pdf_doc = pymupdf.open(self.pdf_path)
-        return pdf_locate.locate(citation, self.chunk(citation.chunk_id), self._pdf_doc)
+        if self._locator is None:
+            self._locator = Locator.open(self.pdf_path)
+        return self._locator.locate(citation, self.chunk(citation.chunk_id))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import chromadb
@@ -164,10 +165,15 @@ class ChromaStore:
 
     # ---- writing ----------------------------------------------------------------------------------
 
-    def add(self, chunks: list[Chunk], vectors: list[list[float]], batch: int = LOAD_BATCH) -> None:
+    def add(self, chunks: list[Chunk], vectors: list[list[float]], batch: int = LOAD_BATCH,
+            on_batch: Callable[[int, int], None] | None = None) -> None:
+        """Upsert in batches; `on_batch(done, total)` before each batch and after the last (it may raise to
+        stop, e.g. a cancelled build)."""
         if len(chunks) != len(vectors):
             raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
         for start in range(0, len(chunks), batch):
+            if on_batch is not None:
+                on_batch(start, len(chunks))
             part = chunks[start : start + batch]
             self._collection.upsert(
                 ids=[point_id(c.chunk_id) for c in part],
@@ -175,6 +181,8 @@ class ChromaStore:
                 documents=[c.text for c in part],
                 metadatas=[chunk_metadata(c, start + i) for i, c in enumerate(part)],
             )
+        if on_batch is not None:
+            on_batch(len(chunks), len(chunks))
 
     def vectors(self) -> tuple[list[Chunk], list[list[float]]]:
         """Every chunk with its stored vector, in book order (to publish an index to a server)."""
@@ -194,6 +202,12 @@ class ChromaStore:
     def get(self, where: dict) -> list[Chunk]:
         got = self._collection.get(where=where_clause(where), include=["metadatas"])
         return _chunks_from(got["metadatas"])
+
+    def get_by_id(self, chunk_id: str) -> Chunk | None:
+        """One chunk by its chunk_id (its point id is derived from it), or None."""
+        got = self._collection.get(ids=[point_id(chunk_id)], include=["metadatas"])
+        chunks = _chunks_from(got["metadatas"])
+        return chunks[0] if chunks and chunks[0].chunk_id == chunk_id else None
 
     def all(self) -> list[Chunk]:
         metadatas: list = []

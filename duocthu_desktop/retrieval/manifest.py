@@ -42,6 +42,10 @@ class IndexManifest(BaseModel):
     dosing_rows: int | None = Field(None, description="rows of dosing.jsonl; None when the build wrote none")
     built_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     build_seconds: float | None = None
+    source_pdf_name: str | None = Field(None, description="file name of the PDF it was built from (no folder); "
+                                        "None for older builds")
+    source_pdf_sha256: str | None = Field(None, description="sha256 of that PDF: the viewer highlights quotes only "
+                                          "on the same file; None for older builds")
 
     def check_model(self, model_id: str, dimensions: int, where: Path | str = "index") -> None:
         if self.model_id != model_id or self.dimensions != dimensions:

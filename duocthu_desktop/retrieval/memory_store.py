@@ -22,6 +22,9 @@ class InMemoryStore:
     def all(self) -> list[Chunk]:
         return list(self._chunks)
 
+    def get_by_id(self, chunk_id: str) -> Chunk | None:
+        return next((c for c in self._chunks if c.chunk_id == chunk_id), None)
+
     def query(self, vector: list[float], k: int, where: dict | None = None) -> list[tuple[Chunk, float]]:
         if self._vectors is None:
             return []

@@ -201,6 +201,8 @@ class RetrievalService:
         return service
 
     def close(self) -> None:
+        """Release the store (the Chroma client and its files), so a rebuilt index can be swapped in at the
+        same folder; then `RetrievalService.open` it again."""
         close = getattr(self.store, "close", None)
         if close is not None:
             close()
@@ -209,6 +211,13 @@ class RetrievalService:
 
     def monograph(self, drug_id: str) -> Monograph | None:
         return self._by_id.get(drug_id)
+
+    def chunk(self, chunk_id: str) -> Chunk | None:
+        """One chunk by its chunk_id (the source viewer and the browser), or None when the index has none."""
+        by_id = getattr(self.store, "get_by_id", None)
+        if by_id is not None:
+            return _read_store(f"chunk {chunk_id}", lambda: by_id(chunk_id), self._location)
+        return next((c for c in self.all_chunks() if c.chunk_id == chunk_id), None)
 
     def all_chunks(self) -> list[Chunk]:
         with self._lock:

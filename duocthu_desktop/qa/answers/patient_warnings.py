@@ -112,10 +112,12 @@ def warning_answer(
         "warns_against": any(w.strength <= 1 or w.section_key == CONTRAINDICATIONS for w in found),
         # "Suy gan nặng." for a patient said only to have "suy gan": shown first, but the usual dose is not hidden
         "contraindicated": any(w.section_key == CONTRAINDICATIONS and not _graver_than_said(w.text, frame.question)
-                               for w in found),
+                               and not _CONDITIONAL.search(w.text.lower()) for w in found),
     })
 
 
+# "Dùng đồng thời với chế phẩm chứa calci ở trẻ em": forbidden with something else, not the drug for this patient
+_CONDITIONAL = re.compile(r"(?<!\w)(?:dùng đồng thời|phối hợp|dùng cùng|dùng chung|kết hợp|nếu|khi đang dùng)(?!\w)")
 _SEVERITY = re.compile(r"(?<!\w)(?:nặng|nghiêm trọng|mất bù|giai đoạn cuối|tiến triển|cấp tính)(?!\w)")
 
 
