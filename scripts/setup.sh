@@ -15,7 +15,9 @@ if [ ! -f "$INDEX/report.json" ] || [ ! -f "$INDEX/dosing.jsonl" ] \
 fi
 duocthu-ingest check "$INDEX"
 export DUOCTHU_INDEX="$INDEX"
-if python -c 'import duocthu_desktop.ui.app' 2>/dev/null && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
-  exec duocthu --index "$INDEX"
+if [ -n "${DISPLAY:-}" ] && command -v apt-get >/dev/null 2>&1 && ! ldconfig -p | grep -q libxcb-cursor.so.0; then
+  # Qt's X11 window needs a few xcb libraries a server image may lack (best effort: the terminal answer works without)
+  apt-get install -y -qq libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-xinerama0 libxkbcommon-x11-0 >/dev/null 2>&1 || true
 fi
-duocthu-ask --index "$INDEX" "${1:-Liều paracetamol cho bé 5 tuổi nặng 18 kg, đường uống?}"
+# The app opens its window where there is a display; elsewhere it says so and answers the sample question here.
+exec duocthu --index "$INDEX" --ask "${1:-Liều paracetamol cho bé 5 tuổi nặng 18 kg, đường uống?}"

@@ -145,7 +145,7 @@ def test_a_quote_across_a_page_break_gives_both_pages(tmp_path):
     doc = pymupdf.open(pdf)
     assert _overlaps(got[0][1][0], doc[0].search_for("The maximum dose is")[0])
     assert _overlaps(got[1][1][0], doc[1].search_for("4 g per day in adults.")[0])
-    assert not any(_overlaps(r, doc[1].search_for("Next paragraph.")[0]) for r in got[1][1])
+    assert "next" not in _highlighted(doc, got) and "intro" not in _highlighted(doc, got)
     # without page spans (an older chunk, or none given) the quote is still split across the two pages
     loose = locate(_cite(chunk, quote, physical=1), None, pdf)
     assert [p for p, _ in loose] == [1, 2] and _covers(doc, quote, loose)
@@ -210,6 +210,7 @@ def test_quotes_across_a_page_break_of_the_sample_give_both_pages(sample_chunks,
     locator = Locator(doc)
     crossing = [c for c in sample_chunks if len(c.page_spans) > 1]
     assert len(crossing) >= 20
+    checked = 0
     for chunk in crossing:
         (p1, _, cut), (p2, _, _) = chunk.page_spans[:2]
         start = chunk.text.rfind(" ", 0, max(0, cut - 30)) + 1
@@ -219,10 +220,15 @@ def test_quotes_across_a_page_break_of_the_sample_give_both_pages(sample_chunks,
         got = locator.locate(_cite(chunk, quote, physical=p1), chunk)
         assert [p for p, _ in got] == [p1, p2], (chunk.chunk_id, quote)
         assert _covers(doc, quote, got), (chunk.chunk_id, quote)
+        if chunk.kind == "table":  # its text joins cells with " | ", which the page does not print
+            continue
         # each page's rectangles overlap what PyMuPDF's own search finds of that page's piece
         for (physical, rects), piece in zip(got, (chunk.text[start:cut], chunk.text[cut:end]), strict=True):
-            hits = doc[physical - 1].search_for(" ".join(piece.split()))
-            assert any(_overlaps(r, h) for r in rects for h in hits), (chunk.chunk_id, piece)
+            hits = doc[physical - 1].search_for(" ".join(piece.split()).strip(" -"))  # it drops a line-end "-"
+            if hits:  # its search misses a word printed with a ligature ("ﬂ"); the key above does not
+                checked += 1
+                assert any(_overlaps(r, h) for r in rects for h in hits), (chunk.chunk_id, piece)
+    assert checked >= 30
 
 
 @pytest.fixture(scope="module")

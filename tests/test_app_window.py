@@ -189,6 +189,12 @@ def test_sending_shows_the_answer_with_chips_tags_and_disclaimer(qtbot, make_win
     html = tags.text()  # the group and the route in their own colours, ahead of the indication
     assert html.index(style.POPULATION) < html.index("Trẻ&nbsp;em") < html.index(style.ROUTE) < html.index("uống")
     assert window.question_box.toPlainText() == "" and not window.busy
+    claim = next(label for label in card.findChildren(QLabel) if label.text() == QUOTE)
+    before = claim.font().pointSizeF()
+    window.activateWindow()
+    qtbot.waitActive(window)
+    qtbot.keyClick(window.question_box, Qt.Key.Key_Plus, Qt.KeyboardModifier.ControlModifier)  # Ctrl +
+    assert claim.font().pointSizeF() == before + 1
 
 
 def test_shift_enter_breaks_the_line_and_does_not_send(qtbot, make_window):
@@ -350,7 +356,7 @@ def test_the_rebuild_dialog_shows_progress_and_cancels(qtbot, monkeypatch, tmp_p
     qtbot.addWidget(dialog)
     dialog.start()
     qtbot.waitUntil(lambda: dialog.bar.maximum() == 10, timeout=5000)
-    assert dialog.bar.value() == 3 and dialog.stage.text() == "Tạo vector tìm kiếm: 3/10"
+    assert dialog.bar.value() == 3 and dialog.stage.text() == "Tạo vector ngữ nghĩa: 3/10"
     qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not dialog.running, timeout=5000)
     assert dialog.outcome == rebuild.CANCELLED

@@ -96,6 +96,18 @@ def setup_logging() -> Path | None:
     return folder / "duocthu.log"
 
 
+def _quit_on_interrupt(app) -> None:
+    """Ctrl+C in the terminal closes the window (Python only sees the signal when the loop lets it run)."""
+    import signal
+
+    from PySide6.QtCore import QTimer
+
+    signal.signal(signal.SIGINT, lambda *_: app.closeAllWindows())
+    timer = QTimer(app)
+    timer.timeout.connect(lambda: None)
+    timer.start(250)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     setup_logging()
@@ -123,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         window.close()
         operations.wait_all()
         return code
+    _quit_on_interrupt(app)
     window.show()
     window.start()
     if args.ask:

@@ -13,6 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -82,6 +83,7 @@ class MainWindow(QMainWindow):
     session_ready = Signal()
     session_failed = Signal(str)
     answer_shown = Signal(object)  # the AnswerCard
+    turn_failed = Signal(str)
     citation_located = Signal(object)  # the Citation, once its page is open and its quote highlighted
 
     def __init__(self, settings: Settings | None = None, pdf: Path | None = None,
@@ -96,7 +98,8 @@ class MainWindow(QMainWindow):
         self.turn: operations.Operation | None = None
         self.turn_question = ""
         self.setWindowTitle(TITLE)
-        self.setStyleSheet(style.SHEET)
+        self.text_pt = QApplication.font().pointSizeF() if QApplication.font().pointSizeF() > 0 else 10.0
+        self.setStyleSheet(style.sheet(self.text_pt))
         self.resize(1440, 900)
         self._build()
         self._menus()
@@ -176,9 +179,8 @@ class MainWindow(QMainWindow):
         view_menu.addActions([bigger, smaller])
 
     def text_size(self, step: int) -> None:
-        font = self.font()
-        font.setPointSizeF(min(28.0, max(7.0, font.pointSizeF() + step)))
-        self.setFont(font)
+        self.text_pt = min(28.0, max(7.0, self.text_pt + step))
+        self.setStyleSheet(style.sheet(self.text_pt))
 
     def _set_ready(self, ready: bool) -> None:
         self.send_button.setEnabled(ready and self.turn is None)
@@ -286,6 +288,7 @@ class MainWindow(QMainWindow):
         self._show_busy(False)
         log.error("turn failed", exc_info=err)
         self.chat.add_note(TURN_FAILED.format(kind=type(err).__name__, reason=err))
+        self.turn_failed.emit(f"{type(err).__name__}: {err}")
 
     def new_conversation(self) -> None:
         if self.busy:

@@ -95,8 +95,8 @@ class RebuildDialog(QDialog):
             work, on_success=lambda result: self._built(result, pdf), on_failure=self._failed,
             on_progress=self._progress, lane=operations.BUILD, name="rebuild")
 
-    def _progress(self, *args, **kwargs) -> None:
-        step = rebuild.read_step(*args, **kwargs)
+    def _progress(self, stage: str, done: int, total: int) -> None:
+        step = rebuild.Step(stage, done, total)
         self.stage.setText(step.label())
         if step.done is not None and step.total:
             self.bar.setRange(0, step.total)

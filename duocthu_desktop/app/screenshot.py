@@ -28,6 +28,7 @@ class Screenshot:
         window.session_ready.connect(lambda: window.send(question))
         window.session_failed.connect(lambda reason: self._fail(f"index not opened: {reason}"))
         window.answer_shown.connect(self._answered)
+        window.turn_failed.connect(lambda reason: self._fail(f"turn failed: {reason}"))
         window.citation_located.connect(lambda _c: QTimer.singleShot(SETTLE_MS, self._save))
 
     def run(self) -> int:
