@@ -1,20 +1,23 @@
 """Where a citation's quote sits in the formulary PDF, as line rectangles the viewer highlights.
 
 The chunk's `page_spans` say which part of its text lies on which physical page, so the quote is cut at page
-breaks and each piece is looked for on its own page. A piece is matched on the page's words with everything
-but letters and digits dropped (diacritics too), so line breaks, a word hyphenated at a line end, spacing and the order in
-which a PDF draws its columns do not matter; where a short piece occurs more than once, the chunk's own text
-around it picks the occurrence. PyMuPDF's `search_for` then gives the exact glyph boxes of those lines where it
-finds the piece as printed (the word boxes serve where it does not).
+breaks and each piece is looked for on its own page. A piece is matched on the page's words with all but
+letters and digits dropped (diacritics too; a ligature counts as its letters), so line breaks, a word hyphenated
+at a line end, spacing and the order in which a PDF draws its columns do not matter, and a running header
+printed between two columns is jumped over. Where a short piece occurs more than once, the chunk's own text
+around it picks the occurrence. PyMuPDF's `search_for` then gives exact glyph boxes for those lines where its
+hits hold exactly the piece's letters; the word boxes serve elsewhere.
 
 Rectangles are (x0, y0, x1, y1) in PDF points, PyMuPDF's page space: origin at the top left, y downwards.
-Highlight only on the PDF the index was built from (duocthu_desktop.pdf_check).
+Highlight only on the PDF the index was built from (duocthu_desktop.pdf_check). A `Locator` keeps one PDF
+open and each page's words once read; `locate` is the one-off form.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,7 +141,7 @@ class _Page:
     def __init__(self, page: pymupdf.Page) -> None:
         self.page = page
         self._orders: list[_PageText] = []
-        self._chars: list[tuple[Box, str]] | None = None
+        self._chars: list[tuple[float, float, str]] | None = None
 
     @property
     def orders(self) -> list[_PageText]:
@@ -147,24 +150,26 @@ class _Page:
             self._orders = [_PageText(_column_order(stream, self.page.rect.width)), _PageText(stream)]
         return self._orders
 
-    @property
-    def chars(self) -> list[tuple[Box, str]]:
-        """Every character with its box (to check what a search hit really covers)."""
+    def _centres(self) -> list[tuple[float, float, str]]:
+        """Every character as (centre y, centre x, char), by centre y (to check what a search hit covers)."""
         if self._chars is None:
-            self._chars = [
-                (tuple(ch["bbox"]), ch["c"])
+            self._chars = sorted(
+                ((ch["bbox"][1] + ch["bbox"][3]) / 2, (ch["bbox"][0] + ch["bbox"][2]) / 2, ch["c"])
                 for block in self.page.get_text("rawdict")["blocks"]
                 for line in block.get("lines", [])
                 for span in line["spans"]
                 for ch in span["chars"]
-            ]
+            )
         return self._chars
 
     def key_within(self, boxes: list[Box]) -> str:
-        """The key of the characters whose centre lies in each box, box after box."""
+        """The key of the characters whose centre lies in each box, box after box, left to right."""
+        chars = self._centres()
+        ys = [y for y, _, _ in chars]
         text = []
-        for box in boxes:
-            text.append("".join(c for b, c in self.chars if _inside(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), box)))
+        for x0, y0, x1, y1 in boxes:
+            inside = [(x, c) for y, x, c in chars[bisect_left(ys, y0):bisect_right(ys, y1)] if x0 <= x <= x1]
+            text.append("".join(c for _, c in sorted(inside, key=lambda xc: xc[0])))
         return text_key(" ".join(text))[0]
 
 

@@ -15,6 +15,7 @@ import resource
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,8 @@ from ingestion.monographs import RawMonograph, split_monographs
 from ingestion.progress import BuildCancelled, Progress, ProgressFn, TerminalBar
 from ingestion.spans import Line, PageLayout, group_lines, read_spans, reading_order
 from ingestion.tables import TableBlock, find_tables
+
+__all__ = ["BuildCancelled", "BuildResult", "build", "run"]  # BuildCancelled: what a caller of build catches
 
 
 @dataclass
@@ -90,9 +93,6 @@ def _sha256(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
-
-
-__all__ = ["BuildCancelled", "BuildResult", "build", "run"]
 
 
 def _steps(progress: bool, on_progress: ProgressFn | None, cancel: threading.Event | None) -> Progress:
@@ -160,6 +160,7 @@ def _column_right(items: list[Line | TableBlock]) -> dict[tuple[int, int], float
 def run(pdf: Path, progress: bool = False, steps: Progress | None = None) -> BuildResult:
     """Read the PDF and build every artifact in memory; raises InputRefused for input it will not take, and
     BuildCancelled when `steps` is cancelled."""
+    own_bar = steps is None
     steps = steps or _steps(progress, None, None)
     started = time.perf_counter()
     pdf = Path(pdf)
@@ -198,6 +199,8 @@ def run(pdf: Path, progress: bool = False, steps: Progress | None = None) -> Bui
         for p in range(m.start_physical, m.end_physical + 1):
             facts[p - 1].monographs.append(m.title)
     steps.step("monographs", len(raw), len(raw))
+    if own_bar and isinstance(steps.on_progress, TerminalBar):
+        steps.on_progress.close()
     sha = _sha256(pdf)
     page_map = PageMap(
         source_pdf=str(pdf.resolve()),
@@ -238,7 +241,7 @@ def write_artifacts(result: BuildResult, folder: Path) -> None:
 
 def build(pdf: Path, out: Path, embed: bool = True, progress: bool = False,
           on_progress: ProgressFn | None = None, cancel: threading.Event | None = None,
-          embedder: Embedder | None = None) -> BuildResult:
+          embedder: Embedder | None = None, before_swap: Callable[[], None] | None = None) -> BuildResult:
     """Run, then write every artifact into a staging folder swapped in for `out` only when all succeeded.
 
     `out` is locked (`<out>.lock`) from start to swap; a second build into it is refused at once rather than
@@ -247,6 +250,8 @@ def build(pdf: Path, out: Path, embed: bool = True, progress: bool = False,
     `on_progress(stage, done, total)` follows the stages (ingestion.progress.STAGES; a terminal bar when
     `progress` and no callback); setting `cancel` stops at the next step with BuildCancelled, `out` as it was.
     `embedder` (e.g. the app's, already loaded) embeds what the cache lacks; by default the model loads if needed.
+    `before_swap()` runs once the new index is complete, just before it replaces `out`: the app closes the old
+    index there (it serves until then; some systems cannot replace a folder whose files are open).
     """
     steps = _steps(progress, on_progress, cancel)
     out = Path(out).resolve()
@@ -256,7 +261,7 @@ def build(pdf: Path, out: Path, embed: bool = True, progress: bool = False,
             result = run(pdf, steps=steps)
             out_folder.refuse_foreign(out)  # again, now under the lock
             try:
-                _write(result, out, embed, progress, steps, embedder)
+                _write(result, out, embed, progress, steps, embedder, before_swap)
             except OSError as err:
                 raise out_folder.write_refused(out, err) from err
     finally:
@@ -266,7 +271,7 @@ def build(pdf: Path, out: Path, embed: bool = True, progress: bool = False,
 
 
 def _write(result: BuildResult, out: Path, embed: bool, progress: bool, steps: Progress | None = None,
-           embedder: Embedder | None = None) -> None:
+           embedder: Embedder | None = None, before_swap: Callable[[], None] | None = None) -> None:
     steps = steps or Progress()
     with atomic.staged_dir(out, owned=out_folder.owned) as staging:
         steps.step("write", 0, 1)
@@ -285,4 +290,6 @@ def _write(result: BuildResult, out: Path, embed: bool, progress: bool, steps: P
             build_index(staging, result.chunks, result.monographs, progress=progress and sys.stderr.isatty(),
                         **extra)
         steps.step("swap", 0, 1)  # the last moment a cancel leaves the previous index in place
+        if before_swap is not None:
+            before_swap()
     steps.report("swap", 1, 1)

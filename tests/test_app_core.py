@@ -340,7 +340,7 @@ def _open_files_under(folder: Path) -> list[str]:
             target = os.readlink(fd)
         except OSError:
             continue
-        if target.startswith(str(folder)):
+        if target.startswith(str(folder) + os.sep):
             found.append(target)
     return found
 
@@ -361,6 +361,32 @@ def test_close_rebuild_into_the_same_folder_and_reopen_without_restarting(tmp_pa
     try:
         assert _answer(reopened, tmp_path / "data2") == first
         assert reopened.chunk(first) is not None
+    finally:
+        reopened.close()
+
+
+def test_the_old_index_serves_during_a_rebuild_and_is_closed_just_before_the_swap(tmp_path, excerpt_pdf, cache_dir):
+    out = tmp_path / "index"
+    embedder = HashingEmbedder()
+    pipeline.build(excerpt_pdf, out, embed=True, embedder=embedder)
+    service = RetrievalService.open(out, embedder=embedder)
+    first = _answer(service, tmp_path / "data1")
+    answered: list[str] = []
+
+    def on_progress(stage: str, done: int, total: int) -> None:
+        if stage == "index" and not answered:
+            answered.append(_answer(service, tmp_path / "data2"))  # the old index still answers
+
+    def before_swap() -> None:
+        service.close()
+        if Path("/proc/self/fd").is_dir():
+            assert _open_files_under(out.resolve()) == []
+
+    pipeline.build(excerpt_pdf, out, embed=True, embedder=embedder, on_progress=on_progress, before_swap=before_swap)
+    assert answered == [first]
+    reopened = RetrievalService.open(out, embedder=embedder)
+    try:
+        assert _answer(reopened, tmp_path / "data3") == first
     finally:
         reopened.close()
 

@@ -7,6 +7,7 @@ Chunk JSON so a chunk read back equals the chunk written. `ordinal` keeps the bo
 
 from __future__ import annotations
 
+import gc
 import json
 import uuid
 from collections.abc import Callable
@@ -150,12 +151,15 @@ class ChromaStore:
         return cls(client, col, url)
 
     def close(self) -> None:
+        """Release the client. Its SQLite files are closed when this returns (chromadb leaves some of them to
+        reference cycles, hence the collection), so a rebuilt index can replace the folder and be reopened."""
         close = getattr(self._client, "close", None)
         if close is not None:
             try:
                 close()
             except Exception:  # closing twice or a dead server is not worth an error
                 pass
+        gc.collect()
 
     def __enter__(self) -> ChromaStore:
         return self
