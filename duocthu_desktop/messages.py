@@ -42,6 +42,10 @@ IMPLAUSIBLE_ASK = (
     "{reads}, có đúng không? Giá trị này nằm ngoài khoảng có thể có ở người bệnh; xin nhập lại {names}."
 )
 TOO_MANY_DIGITS = "một số dài hơn {n} chữ số"
+QUESTION_TOO_LONG = (
+    "Câu hỏi dài {n} ký tự, quá dài để đọc an toàn (tối đa {limit} ký tự). Vui lòng hỏi ngắn gọn hơn: tên thuốc, "
+    "điều cần biết và thông tin người bệnh (tuổi, cân nặng, Clcr, mang thai...)."
+)
 
 MESSAGES: dict[Reason, str] = {
     # clarify

@@ -4,6 +4,7 @@ a question with undecodable bytes still ends in a payload that is traced and rem
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from duocthu_desktop.messages import DISCLAIMER
 from duocthu_desktop.payload import AnswerPayload, Reason
 from duocthu_desktop.qa.decision_table import route
-from duocthu_desktop.qa.pipeline import Assistant
+from duocthu_desktop.qa.pipeline import MAX_QUESTION_CHARS, Assistant
 from duocthu_desktop.qa.understanding import plausibility
 from duocthu_desktop.qa.understanding.catalog import Catalog
 from duocthu_desktop.qa.understanding.frame import QueryFrame
@@ -204,3 +205,15 @@ def test_undecodable_bytes_are_answered_traced_and_remembered(tmp_path: Path) ->
     traced = assistant.traces.recent()
     assert len(traced) == 1 and traced[0]["question"].startswith("Liều paracetamol")
     assert assistant.conversations.load(valid_text(os.fsdecode(b"c\xff"))) is not None
+
+
+def test_a_pasted_document_is_asked_back_not_read(book_assistant: Assistant) -> None:
+    """Past MAX_QUESTION_CHARS the turn is a clarify that says how long it was and what to ask, at once, and
+    nothing of it is kept (a 2.4 MB paste took minutes to read before)."""
+    question = "Liều paracetamol cho người lớn uống? " + "chữ " * 1_000_000
+    start = time.perf_counter()
+    payload = book_assistant.ask(question, "paste")
+    assert time.perf_counter() - start < 5
+    assert (payload.decision, payload.reason) == ("clarify", "needs_more_info")
+    assert str(len(question)) in payload.message and str(MAX_QUESTION_CHARS) in payload.message
+    assert payload.blocks == [] and payload.disclaimer

@@ -16,7 +16,13 @@ from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.dosage import fit as dose_fit
 from duocthu_desktop.dosage.parser import section_rows
 from duocthu_desktop.errors import IndexError_
-from duocthu_desktop.messages import DISCLAIMER, EMBEDDER_UNAVAILABLE, INDEX_UNAVAILABLE, message_for
+from duocthu_desktop.messages import (
+    DISCLAIMER,
+    EMBEDDER_UNAVAILABLE,
+    INDEX_UNAVAILABLE,
+    QUESTION_TOO_LONG,
+    message_for,
+)
 from duocthu_desktop.payload import AnswerPayload, Citation, Reason, decision_for
 from duocthu_desktop.qa.answers import (
     condition_answer,
@@ -45,6 +51,7 @@ from duocthu_desktop.retrieval.types import SectionResult
 from duocthu_desktop.settings import Settings
 
 log = logging.getLogger(__name__)
+MAX_QUESTION_CHARS = 4000  # a long clinical question is a few hundred characters
 
 CONVERSATIONS_FILE = "conversations.sqlite3"
 TRACES_FILE = "traces.sqlite3"
@@ -142,6 +149,12 @@ class Assistant:
 
     def ask(self, question: str, conversation_id: str | None = None) -> AnswerPayload:
         question, conversation_id = valid_text(question), conversation_id and valid_text(conversation_id)
+        if len(question) > MAX_QUESTION_CHARS:
+            # a pasted document is not a question: reading it would take seconds to minutes and could pick a fact
+            # from anywhere in it; nothing of it is stored
+            message = QUESTION_TOO_LONG.format(n=len(question), limit=MAX_QUESTION_CHARS)
+            return self._finish(EngineAnswer(decision="clarify", reason=Reason.NEEDS_MORE_INFO.value, message=message),
+                                grounding.Evidence())
         timings: dict[str, float] = {}
         start = time.perf_counter()
         frame = understand(question, self.catalog)
