@@ -109,9 +109,9 @@ def make_window(qtbot, tmp_path: Path):
     """A shown window over a Session around `assistant`, its index already open."""
     made: list[ScriptedAssistant] = []
 
-    def make(assistant, pdf: Path | None = None, index_dir: Path | None = None) -> MainWindow:
+    def make(assistant, pdf: Path | None = None, index_dir: Path | None = None, owns_index: bool = True) -> MainWindow:
         settings = Settings(data_dir=tmp_path)
-        session = Session(assistant, settings, index_dir, pdf)
+        session = Session(assistant, settings, index_dir, pdf, owns_index=owns_index)
         window = MainWindow(settings, opener=lambda _s, _p: session, warm_up=False)
         qtbot.addWidget(window)
         window.show()
@@ -472,7 +472,7 @@ def _ink(widget, rect) -> int:
 
 @pytest.mark.integration
 def test_a_real_turn_over_the_sample_book(qtbot, make_window, assistant, sample_pdf):
-    window = make_window(assistant, pdf=sample_pdf)
+    window = make_window(assistant, pdf=sample_pdf, owns_index=False)  # the session's shared index stays open
     card = send(qtbot, window, "Liều paracetamol cho bé 5 tuổi nặng 18 kg, đường uống?")
     payload = card.payload
     assert payload.decision == "answerable" and card.chips
@@ -480,3 +480,5 @@ def test_a_real_turn_over_the_sample_book(qtbot, make_window, assistant, sample_
     assert DISCLAIMER in label_texts(card)
     qtbot.waitUntil(lambda: bool(window.viewer.view.highlights), timeout=10000)
     assert window.viewer.current_page() == payload.citations[0].physical_page
+    window.close()
+    assert assistant.service.all_chunks()  # closing the window left the index it was handed open

@@ -73,8 +73,9 @@ class Session:
     """One open index: ask, look up chunks, map pages, find quotes on the PDF."""
 
     def __init__(self, assistant, settings: Settings | None = None, index_dir: Path | None = None,
-                 pdf_path: Path | None = None) -> None:
+                 pdf_path: Path | None = None, owns_index: bool = False) -> None:
         self.assistant = assistant
+        self.owns_index = owns_index  # opened here, so closed here; an assistant handed in is its owner's to close
         self.settings = settings or getattr(assistant, "settings", None) or Settings()
         self.index_dir = Path(index_dir) if index_dir else None
         self.pdf_path = Path(pdf_path) if pdf_path else None
@@ -96,7 +97,7 @@ class Session:
         if index_dir is not None and settings.index_dir is None:
             settings = settings.model_copy(update={"index_dir": index_dir})
         assistant = Assistant.open(settings)
-        session = cls(assistant, settings, index_dir, find_pdf(settings, index_dir, pdf_path))
+        session = cls(assistant, settings, index_dir, find_pdf(settings, index_dir, pdf_path), owns_index=True)
         if warm_up:
             assistant.warm_up()
         return session
@@ -104,6 +105,8 @@ class Session:
     def close(self) -> None:
         """Release the index (the Chroma client) and the PDF, so a rebuilt index can replace the folder."""
         self._close_locator()
+        if not self.owns_index:
+            return
         service = getattr(self.assistant, "service", None)
         close = getattr(service, "close", None)
         if callable(close):
