@@ -53,6 +53,9 @@ class Settings(BaseModel):
     chroma_url: str | None = Field(None, description="Server mode: URL of a Chroma server holding the index.")
     embedding_model_dir: Path | None = Field(None, description="Assembled EmbeddingGemma folder; default in models_dir().")
     data_dir: Path = Field(default_factory=data_dir, description="Conversations and traces (SQLite).")
+    pdf_path: Path | None = Field(None, description="The formulary PDF; none = the one the index was built from.")
+    threads: int | None = Field(None, ge=1, le=256, description="CPU threads for embedding; none = all.")
+    text_size: float | None = Field(None, ge=6, le=40, description="The app's text size in points; none = system.")
 
     @classmethod
     def load(cls, index: str | Path | None = None, model: str | Path | None = None, **overrides) -> Settings:
@@ -103,3 +106,24 @@ class Settings(BaseModel):
         from duocthu_desktop import atomic
 
         atomic.write_text(settings_file(), self.model_dump_json(indent=1))
+
+    @classmethod
+    def save_changes(cls, **changes) -> dict:
+        """Write `changes` over the saved settings (None removes a key), keeping only what was saved or changed:
+        values from the environment or a flag are not frozen into the file. Returns what is now saved."""
+        from duocthu_desktop import atomic
+
+        values = {**cls.read_saved(settings_file()), **changes}
+        values = {k: v for k, v in values.items() if v is not None}
+        dumped = cls.model_validate(values).model_dump(mode="json")  # ValidationError on a bad change
+        saved = {k: dumped[k] for k in values}
+        atomic.write_text(settings_file(), json.dumps(saved, ensure_ascii=False, indent=1))
+        return saved
+
+
+def apply_threads(settings: Settings) -> None:
+    """The saved thread count, for the embedder (read when it loads); the environment's own value wins."""
+    from duocthu_desktop.retrieval.embedder import ENV_THREADS
+
+    if settings.threads and not os.environ.get(ENV_THREADS):
+        os.environ[ENV_THREADS] = str(settings.threads)

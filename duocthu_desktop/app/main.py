@@ -71,6 +71,18 @@ def answer_in_terminal(settings: Settings, question: str, pdf: Path | None) -> i
     return 0
 
 
+class _StderrHandler(logging.StreamHandler):
+    """Writes to whatever sys.stderr is now, not the stream it saw when set up (which may since be closed)."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value) -> None:
+        pass
+
+
 def setup_logging() -> Path | None:
     """Warnings on stderr; everything from INFO up in duocthu.log in the platformdirs log folder."""
     import platformdirs
@@ -80,7 +92,7 @@ def setup_logging() -> Path | None:
         return None  # already set up (main called twice in one process)
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     root.setLevel(logging.INFO)
-    console = logging.StreamHandler()
+    console = _StderrHandler()
     console.setLevel(logging.WARNING)
     console.setFormatter(fmt)
     console.duocthu_app = True

@@ -29,13 +29,16 @@ from PySide6.QtWidgets import (
 from duocthu_desktop.app import operations, style
 from duocthu_desktop.app.browser import FormularyBrowser
 from duocthu_desktop.app.chat_view import ChatView
+from duocthu_desktop.app.conversations import ConversationList, beside
 from duocthu_desktop.app.question_box import QuestionBox
 from duocthu_desktop.app.rebuild_dialog import RebuildDialog
-from duocthu_desktop.app.session import SAMPLE_INDEX, Session, default_index
+from duocthu_desktop.app.session import SAMPLE_INDEX, Session, default_index, find_pdf
+from duocthu_desktop.app.settings_dialog import SettingsDialog
 from duocthu_desktop.app.source_viewer import SourceViewer
 from duocthu_desktop.errors import DuocthuError
 from duocthu_desktop.payload import AnswerPayload, Citation
-from duocthu_desktop.settings import Settings, data_dir, settings_file
+from duocthu_desktop.qa.conversation.memory import ConversationSummary, store_key
+from duocthu_desktop.settings import Settings, apply_threads, data_dir, settings_file
 
 log = logging.getLogger(__name__)
 
@@ -59,12 +62,16 @@ ENGINES = {"extractive": "trích nguyên văn", "generative": "mô hình ngôn n
 MENU_FILE, MENU_VIEW = "&Tệp", "&Xem"
 ACT_OPEN_PDF, ACT_REBUILD, ACT_QUIT = "Mở tệp PDF…", "Xây dựng lại chỉ mục…", "Thoát"
 ACT_BIGGER, ACT_SMALLER = "Chữ to hơn", "Chữ nhỏ hơn"
+ACT_SETTINGS = "Cài đặt…"
+CONTINUING = "Tiếp tục hội thoại «{title}». Câu hỏi trước (đã che thông tin cá nhân): {question}"
+REOPEN_KEYS = ("index_dir", "engine", "gguf_model")  # a change of these opens the index again
 PDF_FILTER = "Tệp PDF (*.pdf)"
 
 Opener = Callable[[Settings, Path | None], Session]
 
 
 def open_session(settings: Settings, pdf: Path | None) -> Session:
+    apply_threads(settings)
     return Session.open(settings, pdf, warm_up=False)
 
 
@@ -98,7 +105,7 @@ class MainWindow(QMainWindow):
         self.turn: operations.Operation | None = None
         self.turn_question = ""
         self.setWindowTitle(TITLE)
-        self.text_pt = QApplication.font().pointSizeF() if QApplication.font().pointSizeF() > 0 else 10.0
+        self.text_pt = self.settings.text_size or self._system_text_pt()
         self.setStyleSheet(style.sheet(self.text_pt))
         self.resize(1440, 900)
         self._build()
@@ -144,8 +151,15 @@ class MainWindow(QMainWindow):
         self.browser = FormularyBrowser()
         self.browser.open_page.connect(self.open_page)
         self.browser.ask_about.connect(self.ask_about)
+        self.browser.open_citation.connect(self.open_citation)
         self.tabs = QTabWidget()
-        self.tabs.addTab(chat_tab, TAB_CHAT)
+        self.conversations = ConversationList()
+        self.conversations.chosen.connect(self.continue_conversation)
+        self.conversations.new_requested.connect(self.new_conversation)
+        self.conversations.deleted.connect(self._conversation_deleted)
+        self.session_ready.connect(self._conversations_ready)
+        self.answer_shown.connect(lambda _card: self._conversation_changed())
+        self.tabs.addTab(beside(self.conversations, chat_tab), TAB_CHAT)
         self.tabs.addTab(self.browser, TAB_BROWSE)
         self.viewer = SourceViewer()
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -167,6 +181,7 @@ class MainWindow(QMainWindow):
         file_menu = self.menuBar().addMenu(MENU_FILE)
         file_menu.addAction(ACT_OPEN_PDF, self.choose_pdf)
         file_menu.addAction(ACT_REBUILD, self.show_rebuild)
+        file_menu.addAction(ACT_SETTINGS, QKeySequence(QKeySequence.StandardKey.Preferences), self.show_settings)
         file_menu.addSeparator()
         file_menu.addAction(ACT_QUIT, QKeySequence(QKeySequence.StandardKey.Quit), self.close)
         view_menu = self.menuBar().addMenu(MENU_VIEW)
@@ -207,7 +222,9 @@ class MainWindow(QMainWindow):
         self.viewer.physical_for = session.physical_for
         self.viewer.open_pdf(session.pdf_path)
         self.viewer.set_warning(session.pdf_message)
-        self.browser.set_monographs(session.monographs, session.physical_for)
+        self.browser.set_monographs(session.monographs, session.physical_for,
+                                    getattr(session.assistant, "catalog", None))
+        self.browser.load_dosing(session.index_dir)
         self._show_status()
         self._set_ready(True)
         self.question_box.setFocus()
@@ -294,6 +311,7 @@ class MainWindow(QMainWindow):
         if self.busy:
             self.cancel_turn()
         self.conversation_id = Session.new_conversation()
+        self.conversations.set_current(None)
         self.chat.clear()
         self.question_box.setFocus()
 
@@ -366,6 +384,58 @@ class MainWindow(QMainWindow):
     def _reopened(self, session: Session) -> None:
         self._opened(session)
         self.chat.add_note(REOPENED)
+
+    # ---- past conversations (app.conversations) and settings (app.settings_dialog) --------------------------
+
+    def _conversations_ready(self) -> None:
+        self.conversations.set_store(getattr(self.session.assistant, "conversations", None))
+        self.conversations.set_current(self.conversation_id)
+
+    def _conversation_changed(self) -> None:
+        self.conversations.set_current(self.conversation_id)
+        self.conversations.refresh()
+
+    def continue_conversation(self, summary: ConversationSummary) -> None:
+        """The next question is read as a follow-up of this conversation (its answers are not stored)."""
+        if self.busy:
+            self.cancel_turn()
+        self.conversation_id = summary.conversation_id
+        self.chat.clear()
+        self.chat.add_note(CONTINUING.format(title=summary.title, question=summary.last_question))
+        self.tabs.setCurrentIndex(0)
+        self.question_box.setFocus()
+
+    def _conversation_deleted(self, key: str) -> None:
+        if store_key(self.conversation_id) == key:
+            self.new_conversation()
+
+    @staticmethod
+    def _system_text_pt() -> float:
+        return QApplication.font().pointSizeF() if QApplication.font().pointSizeF() > 0 else 10.0
+
+    def show_settings(self) -> SettingsDialog:
+        dialog = SettingsDialog(self)
+        dialog.saved.connect(self.settings_saved)
+        dialog.show()
+        return dialog
+
+    def settings_saved(self, changed: dict) -> None:
+        """Apply what the dialog changed: the text size and the PDF at once; the index reopened for the rest."""
+        self.settings = Settings.model_validate({**self.settings.model_dump(), **changed})
+        if "text_size" in changed:
+            self.text_pt = self.settings.text_size or self._system_text_pt()
+            self.setStyleSheet(style.sheet(self.text_pt))
+        if "pdf_path" in changed:
+            self.pdf = self.settings.pdf_path
+            pdf = find_pdf(self.settings, self.session.index_dir) if self.session is not None else None
+            if pdf is not None:
+                self.session.set_pdf(pdf)
+                self.viewer.open_pdf(pdf)
+                self.viewer.set_warning(self.session.pdf_message)
+        if any(key in changed for key in REOPEN_KEYS):
+            index_dir = default_index(self.settings)
+            if index_dir is not None:
+                self.reopen(index_dir)
 
     # ---- closing ------------------------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ memory, never a crash.
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from pydantic import ValidationError
 
 from duocthu_desktop.dosage.words import ADULT_YEARS
 from duocthu_desktop.payload import Reason
-from duocthu_desktop.qa.conversation.personal_data import conversation_key, stored_frame
+from duocthu_desktop.qa.conversation.personal_data import conversation_key, stored_frame, stored_text
 from duocthu_desktop.qa.conversation.sqlite_file import SqliteFile
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 
@@ -35,10 +36,50 @@ CREATE TABLE IF NOT EXISTS conversations (
     reason TEXT,
     clarify_streak INTEGER NOT NULL DEFAULT 0,
     turns INTEGER NOT NULL DEFAULT 0,
-    updated REAL NOT NULL
+    updated REAL NOT NULL,
+    asked TEXT,
+    title TEXT,
+    started REAL
 )
 """
+_LIST_COLUMNS = (("asked", "TEXT"), ("title", "TEXT"), ("started", "REAL"))  # added in version 2
+TITLE_CHARS = 80  # of a conversation's title in the list (the first question masked, or the name given)
+HANDLE_PREFIX = "key:"  # a conversation id that names a stored conversation by its digest (to continue it)
+_HANDLE = re.compile(r"key:([0-9a-f]{32})")
 _STORE_ERRORS = (sqlite3.Error, OSError, ValidationError, ValueError, UnicodeError)
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    """One past conversation as the app's list shows it: no id as typed, only its digest and masked words."""
+
+    key: str
+    title: str  # the name given to it, else its first question (masked, capped)
+    last_question: str  # the question as it stands now (a follow-up merged in), masked
+    decision: str
+    turns: int
+    started: float
+    updated: float
+
+    @property
+    def conversation_id(self) -> str:
+        """The id that continues this conversation (its digest, marked as one)."""
+        return handle(self.key)
+
+
+def handle(key: str) -> str:
+    return f"{HANDLE_PREFIX}{key}"
+
+
+def store_key(conversation_id: str) -> str:
+    """The stored key of a conversation id: a handle names its key; any other id is digested."""
+    found = _HANDLE.fullmatch(conversation_id.strip())
+    return found.group(1) if found else conversation_key(conversation_id)
+
+
+def _title(text: str | None) -> str:
+    words = " ".join((text or "").split())
+    return words if len(words) <= TITLE_CHARS else words[: TITLE_CHARS - 1].rstrip() + "…"
 
 
 @dataclass(frozen=True)
@@ -54,10 +95,15 @@ class ConversationStore(SqliteFile):
     """One SQLite file; every method swallows store failures (logged) and reports 'nothing remembered'."""
 
     schema = _SCHEMA
-    version = 1  # 1: frames masked, ids digested
+    version = 2  # 1: frames masked, ids digested; 2: first question, title and start kept for the list
 
     def _upgrade(self, conn: sqlite3.Connection) -> None:
-        conn.execute("DELETE FROM conversations")  # rows from before version 1 hold questions as typed
+        if self._version(conn) < 1:
+            conn.execute("DELETE FROM conversations")  # rows from before version 1 hold questions as typed
+        have = {row[1] for row in conn.execute("PRAGMA table_info(conversations)")}
+        for name, kind in _LIST_COLUMNS:
+            if name not in have:
+                conn.execute(f"ALTER TABLE conversations ADD COLUMN {name} {kind}")
 
     def load(self, conversation_id: str) -> Remembered | None:
         try:
@@ -65,7 +111,7 @@ class ConversationStore(SqliteFile):
             try:
                 row = conn.execute(
                     "SELECT frame, decision, reason, clarify_streak, turns FROM conversations WHERE id = ?",
-                    (conversation_key(conversation_id),),
+                    (store_key(conversation_id),),
                 ).fetchone()
             finally:
                 conn.close()
@@ -80,33 +126,82 @@ class ConversationStore(SqliteFile):
         """Record the turn: the counts are read and written in one transaction, from what is stored now (not from
         what this turn loaded at its start), so a turn finishing at the same time is counted too."""
         try:
-            stored = stored_frame(frame).model_dump_json()
-            key = conversation_key(conversation_id)
+            masked = stored_frame(frame)
+            stored = masked.model_dump_json()
+            key = store_key(conversation_id)
             with self._transaction() as conn:
                 row = conn.execute(
                     "SELECT clarify_streak, turns FROM conversations WHERE id = ?", (key,)
                 ).fetchone()
                 streak, turns = (int(row[0]), int(row[1])) if row else (0, 0)
                 streak = streak + 1 if decision == "clarify" else 0
-                conn.execute(
-                    "INSERT OR REPLACE INTO conversations (id, frame, decision, reason, clarify_streak, turns, "
-                    "updated) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (key, stored, decision, reason, streak, turns + 1, time.time()),
+                now = time.time()
+                conn.execute(  # the first question, the title and the start stay as the first turn wrote them
+                    "INSERT INTO conversations (id, frame, decision, reason, clarify_streak, turns, updated, asked, "
+                    "started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+                    "frame = excluded.frame, decision = excluded.decision, reason = excluded.reason, "
+                    "clarify_streak = excluded.clarify_streak, turns = excluded.turns, updated = excluded.updated",
+                    (key, stored, decision, reason, streak, turns + 1, now, _title(masked.question), now),
                 )
             return True
         except _STORE_ERRORS as exc:
             log.warning("conversation store unwritable (%s): turn not remembered", exc)
             return False
 
-    def forget(self, conversation_id: str) -> None:
+    def forget(self, conversation_id: str) -> bool:
+        """Delete the conversation (its row is overwritten on disk); False when the store failed."""
         try:
             conn = self._connect()
             try:
-                conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_key(conversation_id),))
+                conn.execute("DELETE FROM conversations WHERE id = ?", (store_key(conversation_id),))
+            finally:
+                conn.close()
+            return True
+        except _STORE_ERRORS as exc:
+            log.warning("conversation store failed (%s)", exc)
+            return False
+
+    # ---- the app's list of past conversations -------------------------------------------------------------
+
+    def recent(self, limit: int = 100) -> list[ConversationSummary]:
+        """The most recently used conversations first; [] when the store cannot be read."""
+        try:
+            conn = self._connect()
+            try:
+                rows = conn.execute(
+                    "SELECT id, frame, decision, turns, updated, asked, title, started FROM conversations "
+                    "ORDER BY updated DESC LIMIT ?", (int(limit),),
+                ).fetchall()
             finally:
                 conn.close()
         except _STORE_ERRORS as exc:
-            log.warning("conversation store failed (%s)", exc)
+            log.warning("conversation store unreadable (%s): no past conversations listed", exc)
+            return []
+        found = []
+        for key, frame, decision, turns, updated, asked, title, started in rows:
+            try:
+                last = QueryFrame.model_validate_json(frame).question
+            except _STORE_ERRORS:
+                last = ""
+            found.append(ConversationSummary(
+                key=key, title=title or asked or _title(last), last_question=last, decision=decision,
+                turns=int(turns), started=float(started or updated), updated=float(updated)))
+        return found
+
+    def rename(self, conversation_id: str, title: str) -> bool:
+        """Name a conversation (masked and capped like a question; empty gives back the first question)."""
+        name = _title(stored_text(title, (), 4 * TITLE_CHARS)) or None
+        try:
+            conn = self._connect()
+            try:
+                changed = conn.execute("UPDATE conversations SET title = ? WHERE id = ?",
+                                       (name, store_key(conversation_id))).rowcount
+            finally:
+                conn.close()
+            return changed > 0
+        except _STORE_ERRORS as exc:
+            log.warning("conversation store failed (%s): not renamed", exc)
+            return False
 
 
 def loop_exhausted(prior: Remembered | None) -> bool:
