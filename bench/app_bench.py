@@ -145,14 +145,14 @@ def main() -> int:
         print(f"run {n + 1}: " + ", ".join(f"{k} {figures[k]:.2f}" for k, *_ in ROWS if figures[k] is not None)
               + f"; decisions {figures['decisions']}"
               + (f"; errors: {figures['errors']}" if figures["errors"] else ""), file=sys.stderr)
-    print(f"{'':34} {'median':>9} {'min':>9} {'max':>9}  goal   ({len(runs)} runs, {len(QUESTIONS)} turns each)")
+    print(f"{'':42} {'median':>9} {'min':>9} {'max':>9}  goal   ({len(runs)} runs, {len(QUESTIONS)} turns each)")
     for key, unit, label, goal in ROWS:
         values = [r[key] for r in runs if r[key] is not None]
         if not values:
             continue
         cells = " ".join(f"{v:9.{1 if unit != 's' else 2}f}" for v in (statistics.median(values), min(values),
                                                                          max(values)))
-        print(f"{label:34} {cells}  {f'< {goal:g} {unit}' if goal else unit}")
+        print(f"{label:42} {cells}  {f'< {goal:g} {unit}' if goal else unit}")
     return 0
 
 

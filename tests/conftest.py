@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 from pathlib import Path
 
@@ -13,6 +14,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def shared_dir() -> Path:
     return Path(os.environ.get("DUOCTHU_SHARED") or (ROOT.parent / "shared")).resolve()
+
+
+@pytest.fixture(autouse=True)
+def _root_logging_restored():
+    """A command under test may set up the program's logging (the app's `main` does): it ends with the test."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    for handler in [h for h in root.handlers if h not in handlers]:
+        root.removeHandler(handler)
+        handler.close()
+    root.setLevel(level)
 
 
 @pytest.fixture(scope="session")
