@@ -451,3 +451,72 @@ def _locate_loose(citation: CitationLike, chunk: Chunk | None, page) -> list[Pag
 
 def _plain(r: Box) -> Rect:
     return (round(r[0], 2), round(r[1], 2), round(r[2], 2), round(r[3], 2))
+
+
+# ---- in a process of its own ---------------------------------------------------------------------------------
+#
+# PyMuPDF holds Python's lock while it reads a page, so a Locator on a background thread still stalls the thread
+# that draws the window (about 300 ms for the first quote of a PDF, measured by bench/app_bench.py). Reading the
+# PDF in a worker process leaves the caller's thread waiting on a pipe, which holds no lock.
+
+_WORKER: dict[str, Locator] = {}
+
+
+def _locate_in_worker(pdf_path: str, citation: CitationLike, chunk: Chunk | None) -> list[PageRects]:
+    locator = _WORKER.get(pdf_path)
+    if locator is None:
+        locator = _WORKER[pdf_path] = Locator.open(pdf_path)
+    return locator.locate(citation, chunk)
+
+
+def _open_in_worker(pdf_path: str) -> int:
+    if pdf_path not in _WORKER:
+        _WORKER[pdf_path] = Locator.open(pdf_path)
+    return _WORKER[pdf_path].doc.page_count
+
+
+class LocatorProcess:
+    """A Locator in a worker process (spawned, so it shares no thread or lock with the caller). `locate` waits for
+    the worker; when the worker cannot run (no process can be started, it died), quotes are found in-process."""
+
+    TIMEOUT_S = 60.0
+
+    def __init__(self, path: Path | str) -> None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.path = str(path)
+        self._pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn")
+        )
+        self._local: Locator | None = None
+
+    def warm(self) -> None:
+        """Start the worker and open the PDF there now, so the first quote does not wait for either."""
+        self._call(_open_in_worker, self.path)
+
+    def locate(self, citation: CitationLike, chunk: Chunk | None) -> list[PageRects]:
+        found = self._call(_locate_in_worker, self.path, citation, chunk)
+        if found is None:
+            if self._local is None:
+                self._local = Locator.open(self.path)
+            found = self._local.locate(citation, chunk)
+        return found
+
+    def _call(self, fn, *args):
+        if self._pool is None:
+            return None
+        try:
+            return self._pool.submit(fn, *args).result(timeout=self.TIMEOUT_S)
+        except Exception:  # noqa: BLE001 - a worker that cannot start or died: the quote is found in-process
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+            return None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        if self._local is not None:
+            self._local.close()
+            self._local = None

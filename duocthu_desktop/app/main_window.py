@@ -229,6 +229,9 @@ class MainWindow(QMainWindow):
         self._set_ready(True)
         self.question_box.setFocus()
         self.session_ready.emit()
+        # the quote finder starts in its own process now, so the first chip clicked neither waits nor freezes
+        operations.run(lambda task: session.warm_locator(), on_success=lambda _r: None, on_failure=lambda _e: None,
+                       lane=operations.PDF, name="warm-locator")
         if self.warm_up:
             self.status_bar_busy.show()
             self.status_label.setText(WARMING)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from duocthu_desktop.artifacts import PAGES_FILE, Chunk, Monograph, PageMap
 from duocthu_desktop.payload import AnswerPayload, Citation
+from duocthu_desktop.pdf_locate import LocatorProcess
 from duocthu_desktop.settings import Settings, data_dir
 
 log = logging.getLogger(__name__)
@@ -82,7 +83,7 @@ class Session:
         self.pdf_message: str | None = None  # why quotes cannot be highlighted (or a warning), in Vietnamese
         self.page_map: PageMap | None = None
         self._chunks: dict[str, Chunk] | None = None
-        self._locator = None  # a pdf_locate.Locator (the open PDF and the pages read), used on the PDF lane only
+        self._locator = None  # a pdf_locate.LocatorProcess (the PDF open in a worker), used on the PDF lane only
         self.check_pdf()
         self._read_page_map()
 
@@ -212,8 +213,12 @@ class Session:
         """[(physical page, [rects in PDF points])] of the citation's quote; [] when it cannot be highlighted."""
         if not self.may_highlight:
             return []
-        from duocthu_desktop.pdf_locate import Locator
-
         if self._locator is None:
-            self._locator = Locator.open(self.pdf_path)
+            self._locator = LocatorProcess(self.pdf_path)
         return self._locator.locate(citation, self.chunk(citation.chunk_id))
+
+    def warm_locator(self) -> None:
+        """Start the quote finder and open the PDF in it (on the PDF lane, at start), so the first chip is quick."""
+        if self.may_highlight and self._locator is None:
+            self._locator = LocatorProcess(self.pdf_path)
+            self._locator.warm()
