@@ -29,7 +29,7 @@ from duocthu_desktop.dosage.words import (
     names_dialysis,
 )
 from duocthu_desktop.qa.understanding.lexicon import INSTRUCTION_TOPICS, condition_variants
-from duocthu_desktop.qa.understanding.textmatch import Text, find
+from duocthu_desktop.qa.understanding.textmatch import Text, find, words_agree
 from duocthu_desktop.text import fold
 
 MAX_ROWS = 8
@@ -379,14 +379,18 @@ def _by_kind(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
 
 
 @lru_cache(maxsize=4096)
+def _label_kind(label: str) -> str:
+    """What a printed heading is (indication, note, group, route, ...), read once per heading."""
+    return classify(label)[0]
+
+
 def _names_a_case(label: str) -> bool:
     """An indication, a regimen or a severity the book prints as a heading, not a route or a group."""
-    return classify(label)[0] in ("indication", "note")
+    return _label_kind(label) in ("indication", "note")
 
 
-@lru_cache(maxsize=4096)
 def _is_indication_heading(label: str) -> bool:
-    return classify(label)[0] == "indication"
+    return _label_kind(label) == "indication"
 
 
 def _said_words(text: str) -> list[str]:
@@ -404,7 +408,7 @@ def _naming_score(indication: str, said: list[str]) -> float:
     person typed none."""
 
     def present(word: str) -> bool:
-        return any(q == word or (fold(q) == q and fold(word) == q) for q in said)
+        return any(words_agree(q, word) for q in said)
 
     def specific(text: str) -> list[str]:
         words = [w.lower() for w in re.findall(r"\w+", text) if len(w) > 1 and not w.isdigit()]
@@ -428,7 +432,7 @@ def _phrase_said(phrase: list[str], said: list[str]) -> bool:
     """The words stand together in the question, as written or folded where the person typed none."""
     n = len(phrase)
     for i in range(len(said) - n + 1):
-        if all(q == w or (fold(q) == q and fold(w) == q) for q, w in zip(said[i : i + n], phrase, strict=True)):
+        if all(words_agree(q, w) for q, w in zip(said[i : i + n], phrase, strict=True)):
             return True
     return False
 

@@ -50,7 +50,7 @@ def _pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w])" + re.escape(phrase) + r"(?![\w])")
 
 
-def _words_agree(typed: str, written: str, loose: bool) -> bool:
+def words_agree(typed: str, written: str, loose: bool = True) -> bool:
     """A typed word meets a phrase word: equal as typed, or folded-equal when typed without diacritics."""
     if typed == written:
         return True
@@ -72,7 +72,7 @@ def find(text: Text, phrase: str, strict: bool = False) -> re.Match[str] | None:
     loose = len(written) > 1 and not strict
     for m in _pattern(folded_phrase).finditer(text.folded):
         typed = _WORD.findall(text.norm[m.start() : m.end()])
-        if len(typed) == len(written) and all(_words_agree(t, w, loose) for t, w in zip(typed, written, strict=True)):
+        if len(typed) == len(written) and all(words_agree(t, w, loose) for t, w in zip(typed, written, strict=True)):
             return m
     return None
 
