@@ -352,9 +352,9 @@ def _page_to_damage(db: Path, where: str) -> int:
 def test_a_corrupt_chroma_page_is_a_message_for_ask_and_a_failure_for_check(index_copy, ask_env, capsys, where):
     db = index_copy / CHROMA_DIR / "chroma.sqlite3"
     page = _page_to_damage(db, where)
-    with open(db, "r+b") as fh:
-        fh.seek((page - 1) * 4096 + 100)
-        fh.write(b"\xde\xad\xbe\xef" * 512)
+    with open(db, "r+b") as fh:  # the whole page: a part of it may be free space, whose damage SQLite never sees
+        fh.seek((page - 1) * 4096)
+        fh.write(b"\xde\xad\xbe\xef" * 1024)
 
     # check first: opening the index with Chroma (as `ask` does) may write pages back and so mend the damage
     assert main(["check", str(index_copy)]) != 0
