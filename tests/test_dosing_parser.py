@@ -69,6 +69,32 @@ def test_a_new_group_heading_drops_the_indication_nested_under_the_old_one() -> 
     assert renal.kind == "adjustment"
 
 
+def test_a_topic_label_after_group_headings_of_running_text_is_their_sibling() -> None:
+    # group headings alone on their line, each over running text: a label opening a later paragraph is a
+    # topic of the section (the book prints it at the headings' level), not a part of the last group
+    rows = read("Người lớn:\nUống 500 mg/lần, ngày 2 lần.\nNgười cao tuổi:\nLiều ban đầu cần dè dặt.\n"
+                "Trẻ em:\nLiều cho trẻ từ 10 - 16 tuổi là 250 mg/lần, ngày 2 lần.\n"
+                "Dùng cùng thuốc khác: Có thể dùng cùng. Liều khởi đầu là 500 mg, 2 - 3 lần mỗi ngày.")
+    child = row(rows, "Liều cho trẻ")
+    assert child.population == "tre_em" and child.age.max == 16
+    topic = row(rows, "Liều khởi đầu")
+    assert topic.indication == "Dùng cùng thuốc khác"
+    assert topic.population is None and topic.age is None
+
+
+def test_indication_labels_stay_under_a_group_heading_whose_siblings_held_labels() -> None:
+    rows = read("Người lớn:\nGiảm đau: Uống 300 mg, 4 giờ một lần.\n"
+                "Trẻ em:\nChỉ định rất hạn chế.\nChống viêm khớp: Uống 60 mg/kg/ngày.")
+    assert row(rows, "Giảm đau").population == "nguoi_lon"
+    assert row(rows, "Chống viêm").population == "tre_em"
+
+
+def test_an_indication_label_stays_under_a_lone_group_heading_over_running_text() -> None:
+    # no sibling heading shows the level: the label is read as nested, as the book most often prints it
+    rows = read("Trẻ em:\nLiều thường dùng 10 mg/kg/ngày.\nNhiễm khuẩn nặng: 20 mg/kg/ngày.")
+    assert row(rows, "Nhiễm khuẩn").population == "tre_em"
+
+
 def test_band_labels_bound_age_weight_and_keep_the_heading_group() -> None:
     rows = read("Trẻ em:\n3 tháng - 2 tuổi: 120 mg.\nCân nặng 10 - 50 kg: 15 mg/kg.\nDưới 2 tuổi: 60 mg.")
     band = row(rows, "3 tháng")

@@ -119,6 +119,8 @@ class Level:
     paragraph_only: bool = False  # holds for its paragraph only
     piece: int = 0  # the statement whose labels pushed it
     soft: bool = False  # a label opening a paragraph of remarks ("Trẻ em: Kinh nghiệm ... còn hạn chế.")
+    below: tuple[str, ...] = ()  # the headings it nests under: a heading's siblings nest under the same ones
+    held: set[str] = field(default_factory=set)  # a group heading's block so far: "text" and/or "labels"
 
 
 def populations_in(text: str) -> set[str]:
@@ -232,6 +234,7 @@ class SectionReader:
         self.stack: list[Level] = []
         self.rows: list[DoseRow] = []
         self.piece_no = 0
+        self.group_heads: list[Level] = []  # the group headings alone on their line since the last generic one
 
     # ---- the heading stack ---------------------------------------------------------------------------
 
@@ -249,6 +252,7 @@ class SectionReader:
         if kind == "generic":
             # starts over, but not under the labels of its own statement ("Tăng huyết áp: Liều thường dùng: ...")
             self.stack = [lv for lv in self.stack if lv.piece == self.piece_no and lv.inline]
+            self.group_heads = []
             return
         if kind not in ("group", "route", "indication", "qualifier"):
             return
@@ -270,7 +274,43 @@ class SectionReader:
         same = [i for i, lv in enumerate(self.stack) if lv.dim == kind]
         if same:
             del self.stack[same[-1] :]
+        level.below = tuple(lv.label for lv in self.stack)
+        if kind == "group":
+            self.group_heads.append(level)
         self.stack.append(level)
+
+    def _group_head(self) -> Level | None:
+        """The innermost group heading alone on its line whose block the text is in."""
+        heads = [lv for lv in self.stack if lv.dim == "group" and not (lv.inline or lv.soft or lv.paragraph_only)
+                 and any(lv is g for g in self.group_heads)]
+        return heads[-1] if heads else None
+
+    def _group_block(self, opening: str | None, standalone: bool = False) -> None:
+        """Group headings alone on their line whose blocks hold running text only (a group heading, then its
+        paragraphs with no label) are one level of the section: a topic label that opens a paragraph after such
+        a block's text is their sibling, not nested in the last of them. A block whose earlier siblings held
+        labels (a group heading over a list of indications) keeps its labels, and so does a group heading with
+        no sibling before it (nothing shows its level). `opening`: the label the paragraph opens with, None for
+        running text, "" for other structure (a table, its intro, a merged heading)."""
+        head = self._group_head()
+        if head is None:
+            return
+        if opening is None:
+            head.held.add("text")
+            return
+        if not opening.strip():
+            head.held.add("labels")
+            return
+        kind, f = classify(opening)
+        if standalone and kind == "group" and not _is_band(f):
+            return  # the next heading of the same level: the block ends at it
+        siblings = [g for g in self.group_heads if g is not head and g.below == head.below and not g.soft
+                    and not any(g is lv for lv in self.stack)]
+        if (kind == "indication" and not f.has_group and head.held == {"text"} and siblings
+                and all(g.held == {"text"} for g in siblings)):
+            self.stack = self.stack[: next(i for i, lv in enumerate(self.stack) if lv is head)]
+            return
+        head.held.add("labels")
 
     def inherited(self) -> Fields:
         out = Fields()
@@ -283,6 +323,7 @@ class SectionReader:
     def read_chunk(self, chunk: Chunk, before_table: bool = False) -> None:
         """`before_table`: a table follows this chunk, so a last line ending in ":" introduces it."""
         if chunk.quarantined:
+            self._group_block("")
             self._table_row(chunk)
             return
         text = chunk.text
@@ -295,6 +336,12 @@ class SectionReader:
     def _paragraph(self, chunk: Chunk, start: int, end: int, table_intro: bool = False) -> None:
         text = chunk.text
         merged = _merged_heading(text, start, end)
+        standalone = merged is None and _standalone_heading(text, start, end) and not reading.DOSE.search(
+            text[start:end])
+        labels = reading.labels_at(text, start, end)[0]
+        opening = "" if merged is not None or table_intro else labels[0].text if labels else (
+            text[start:end].strip().rstrip(":") if standalone else None)
+        self._group_block(opening, standalone)
         if merged is not None:
             words = text[start:merged].strip()
             kind, f = classify(words)
@@ -315,7 +362,7 @@ class SectionReader:
             kind = "adjustment" if f.renal is not None or f.hepatic else "instruction"
             self.rows.append(self._row(chunk, start, _rstrip_end(text, start, end), f, words, None, kind))
             return
-        elif _standalone_heading(text, start, end) and not reading.DOSE.search(text[start:end]):
+        elif standalone:
             labels, body = reading.labels_at(text, start, end)
             if body < _rstrip_end(text, start, end) or not labels:
                 labels = [reading.Label(start, end, text[start:end].strip().rstrip(":"))]
