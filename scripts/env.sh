@@ -11,6 +11,20 @@ PY="${PYTHON:-python3.11}"
 command -v "$PY" >/dev/null 2>&1 || PY=python3
 EXTRA=()
 [ -d /opt/wheels ] && EXTRA+=(--find-links /opt/wheels)   # this machine's local torch CPU wheel
+# llama-cpp-python ships no wheel for this platform: it is compiled once (about 15 minutes on 2 cores) into the
+# cache and installed from there after. GGML_NATIVE=OFF with the AVX2 family named keeps the wheel portable to any
+# x86-64 laptop of the last decade instead of only the CPU it was built on.
+LLAMA_VERSION="0.3.36"
+LLAMA_WHEELS="$CACHE/llama-wheel"
+EXTRA+=(--find-links "$LLAMA_WHEELS")
+llama_wheel() {
+  mkdir -p "$LLAMA_WHEELS"
+  if ! ls "$LLAMA_WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
+    echo "[env] compiling llama-cpp-python $LLAMA_VERSION once (about 15 minutes on 2 cores; cached after)" >&2
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" \
+      "$1" -m pip wheel -q --no-deps -w "$LLAMA_WHEELS" "llama-cpp-python==$LLAMA_VERSION"
+  fi
+}
 if [ ! -f "$VENV/.complete" ]; then
   echo "[env] creating $VENV" >&2
   rm -rf "$VENV"
@@ -19,6 +33,7 @@ if [ ! -f "$VENV/.complete" ]; then
   # torch first, CPU build, so nothing pulls a multi-GB CUDA build
   "$VENV/bin/python" -m pip install -q "${EXTRA[@]}" "torch==2.13.0" \
     || "$VENV/bin/python" -m pip install -q --index-url https://download.pytorch.org/whl/cpu "torch==2.13.0"
+  llama_wheel "$VENV/bin/python"
   "$VENV/bin/python" -m pip install -q "${EXTRA[@]}" -e "$ROOT[dev]"
   touch "$VENV/.complete"
 elif [ "$(cat "$VENV/.root" 2>/dev/null)" != "$ROOT" ] || ! "$VENV/bin/python" -c "import duocthu_desktop" 2>/dev/null; then

@@ -54,7 +54,8 @@ def test_ask_abstentions_exit_zero(opened, capsys, tmp_path):
 
 @pytest.mark.integration
 def test_generative_without_model_abstains_provider_unavailable(opened, capsys, tmp_path):
-    code, payload = run_ask(capsys, "--index", str(tmp_path), "--engine", "generative", "Liều metformin người lớn")
+    code, payload = run_ask(capsys, "--index", str(tmp_path), "--engine", "generative", "--model",
+                            str(tmp_path / "no-model.gguf"), "Liều metformin người lớn")
     assert code == 0
     assert (payload["decision"], payload["reason"], payload["engine"]) == ("abstain", "provider_unavailable",
                                                                             "generative")

@@ -120,7 +120,8 @@ def test_citation_outside_the_fetched_evidence_is_invalid(qa_service, catalog, t
 
 @pytest.mark.integration
 def test_generative_without_a_model_is_provider_unavailable(qa_service, catalog, tmp_path):
-    assistant = Assistant(qa_service, catalog=catalog, settings=Settings(data_dir=tmp_path), engine_name="generative")
+    settings = Settings(data_dir=tmp_path, gguf_model=tmp_path / "no-model.gguf")  # the prepared default not used
+    assistant = Assistant(qa_service, catalog=catalog, settings=settings, engine_name="generative")
     payload = assistant.ask("Chống chỉ định của metformin là gì?")
     assert (payload.decision, payload.reason, payload.engine) == ("abstain", "provider_unavailable", "generative")
     assert "không phải Dược thư thiếu dữ liệu" in payload.message

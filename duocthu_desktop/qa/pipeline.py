@@ -64,21 +64,32 @@ class EngineUnavailable(Exception):
 
 
 def load_engine(name: str, settings: Settings | None = None) -> AnswerEngine:
-    """The engine by name; raises EngineUnavailable when it cannot run on this machine."""
-    if name == "extractive":
+    """The engine that chooses the evidence, by name; the generative engine chooses it the same way and then has
+    the model write it (`load_writer`). Raises EngineUnavailable for an unknown name."""
+    if name in ("extractive", "generative"):
         from duocthu_desktop.qa.answers.engine_extractive import ExtractiveEngine
 
         return ExtractiveEngine()
-    if name == "generative":
-        model = settings.gguf_model if settings else None
-        if model is None or not Path(model).is_file():
-            raise EngineUnavailable("no GGUF model configured for the generative engine")
-        try:
-            from duocthu_desktop.qa import engine_generative  # type: ignore[attr-defined]
-        except ImportError as err:
-            raise EngineUnavailable("the generative engine is not part of this build") from err
-        return engine_generative.load(model, settings)  # pragma: no cover - a later issue
     raise EngineUnavailable(f"unknown engine {name!r}")
+
+
+def load_writer(settings: Settings | None = None):
+    """The generative writer over the configured GGUF (default: the prepared Qwen2.5-Coder-1.5B); raises
+    EngineUnavailable, saying why, when no model can be loaded."""
+    from duocthu_desktop.qa.generation.llm import LlamaCppModel, ProviderError
+
+    model = settings.gguf_model if settings else None
+    if model is None:
+        from models import gguf
+
+        model = gguf.model_path()
+    if not Path(model).is_file():
+        raise EngineUnavailable(f"no GGUF model at {model}: run `duocthu-models prepare` or pass --model GGUF")
+    try:
+        return LlamaCppModel(Path(model), n_ctx=settings.context_size if settings else 4096,
+                             threads=settings.threads if settings else None)
+    except ProviderError as err:
+        raise EngineUnavailable(str(err)) from err
 
 
 class Assistant:
@@ -94,6 +105,7 @@ class Assistant:
         catalog: Catalog | None = None,
         conversations: ConversationStore | None = None,
         traces: TraceStore | None = None,
+        writer=None,
     ) -> None:
         self.service = service
         self.settings = settings or Settings.load()
@@ -101,12 +113,18 @@ class Assistant:
         self.catalog = catalog or Catalog(service.monographs, service.all_chunks())
         self.engine: AnswerEngine | None = engine
         self.engine_error: str | None = None
-        if self.engine is None:
-            try:
+        self.writer = writer
+        self.last_generation = None  # the model's work in the last turn (GenerationStats), for eval and traces
+        try:
+            if self.engine is None:
                 self.engine = load_engine(self.engine_name, self.settings)
-            except EngineUnavailable as err:
-                self.engine_error = str(err)
-                log.warning("engine %s unavailable: %s", self.engine_name, err)
+            if self.engine_name == "generative" and self.writer is None:
+                from duocthu_desktop.qa.generation.writer import GenerativeWriter
+
+                self.writer = GenerativeWriter(load_writer(self.settings), self.catalog.title)
+        except EngineUnavailable as err:
+            self.engine, self.engine_error = None, str(err)  # every answer then abstains: provider_unavailable
+            log.warning("engine %s unavailable: %s", self.engine_name, err)
         data = Path(self.settings.data_dir)
         self.conversations = conversations or ConversationStore(data / CONVERSATIONS_FILE)
         self.traces = traces or TraceStore(data / TRACES_FILE)
@@ -147,7 +165,8 @@ class Assistant:
 
     # ---- one turn -------------------------------------------------------------------------------
 
-    def ask(self, question: str, conversation_id: str | None = None) -> AnswerPayload:
+    def ask(self, question: str, conversation_id: str | None = None, cancel=None) -> AnswerPayload:
+        """One turn. `cancel` (a threading.Event) stops the model's generation when set."""
         question, conversation_id = valid_text(question), conversation_id and valid_text(conversation_id)
         if len(question) > MAX_QUESTION_CHARS:
             # a pasted document is not a question: reading it would take seconds to minutes and could pick a fact
@@ -161,13 +180,21 @@ class Assistant:
         prior: Remembered | None = self.conversations.load(conversation_id) if conversation_id else None
         if prior is not None and is_follow_up(frame, prior):
             frame = merge(prior.frame, frame)
+        budget = self.writer.new_budget() if self.writer is not None else None
+        frame, read_by_model, failed = self._model_reading(question, frame, prior, budget, cancel)
         timings["understand"] = time.perf_counter() - start
 
         step = time.perf_counter()
         evidence = grounding.Evidence()
         try:
-            decision = route(frame, self)
-            answer = self._run(frame, decision, evidence)
+            if failed is not None:  # the model was needed to read the question and could not
+                decision = Route(rule="model_understanding", action="abstain", reason=failed)
+                answer = abstain(failed)
+            else:
+                decision = route(frame, self)
+                answer = self._run(frame, decision, evidence)
+                if read_by_model:
+                    answer = answer.model_copy(update={"message": join_messages(read_by_model, answer.message)})
         except IndexError_ as err:  # the store failed mid-turn: an outage, said as one (not "the book has no data")
             log.warning("index unreadable during the turn: %s", err)
             decision = Route(rule="index_unavailable", action="abstain", reason=Reason.PROVIDER_UNAVAILABLE)
@@ -178,6 +205,14 @@ class Assistant:
         if answer.decision == "clarify" and loop_exhausted(prior):
             answer = abstain(Reason.CLARIFY_LOOP_EXHAUSTED)
         answer = self._say_trade_names(frame, answer)
+        self.last_generation = None
+        if self.writer is not None and answer.decision != "clarify":
+            step = time.perf_counter()
+            allowed = self._allowed_names(answer) if decision.action == "condition" else None
+            answer, self.last_generation = self.writer.write(question, answer, evidence, allowed_names=allowed,
+                                                             cancel=cancel, budget=budget)
+            timings["generation"] = time.perf_counter() - step
+            timings["model_calls"] = float(self.last_generation.calls)
         step = time.perf_counter()
         payload = self._finish(answer, evidence)
         timings["grounding"] = time.perf_counter() - step
@@ -187,6 +222,33 @@ class Assistant:
         timings["total"] = time.perf_counter() - start
         self.traces.record(question, frame, payload, timings, conversation_id, decision.rule)
         return payload
+
+    def _model_reading(self, question: str, frame: QueryFrame, prior: Remembered | None, budget, cancel):
+        """(frame, note, failure): the model's reading where the deterministic one is unsure (generative engine
+        only); the note says how a drug name was read, the failure is the reason code to abstain with."""
+        if self.writer is None or self.engine is None:
+            return frame, "", None
+        from duocthu_desktop.qa.generation import understanding
+        from duocthu_desktop.qa.generation.budget import BudgetExhausted
+
+        if not understanding.unsure(frame):
+            return frame, "", None
+        history = [prior.frame.question] if prior is not None and prior.frame.question else []
+        try:
+            read = understanding.propose(self.writer.model, question, frame, self.catalog, history, budget, cancel)
+        except understanding.UnderstandingFailed as err:
+            log.warning("model understanding failed: %s (%s)", err.code.value, err)
+            return frame, "", err.code
+        except BudgetExhausted:
+            return frame, "", Reason.REQUEST_BUDGET_EXHAUSTED
+        added = [d for d in read.drug_ids if d not in frame.drug_ids]
+        note = " ".join(f"Đã hiểu “{', '.join(frame.unknown_drugs)}” là {self.catalog.title(d)}." for d in added)
+        return read, note, None
+
+    def _allowed_names(self, answer: EngineAnswer) -> dict[str, list[str]]:
+        """List mode: each drug the list cites, with every name a claim may call it by."""
+        ids = dict.fromkeys(c.drug_id for c in answer.citations)
+        return {d: [self.catalog.title(d), *self.catalog.names_for(d)] for d in ids}
 
     def _say_trade_names(self, frame: QueryFrame, answer: EngineAnswer) -> EngineAnswer:
         """A drug recognised only by a trade name is said to be so, so the person can see how the name was read
@@ -365,7 +427,7 @@ class Assistant:
             blocks=answer.blocks,
             citations=answer.citations,
             quick_replies=answer.quick_replies,
-            engine="generative" if self.engine_name == "generative" else "extractive",
+            engine=answer.written_by or ("generative" if self.engine_name == "generative" else "extractive"),
             disclaimer=DISCLAIMER,
         )
 

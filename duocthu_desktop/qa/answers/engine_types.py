@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Literal, Protocol
 
 from pydantic import BaseModel
 
@@ -26,6 +26,8 @@ class EngineAnswer(AnswerBody):
     # True when a dosage answer is the book's words for this patient's own group or organ (the elderly, pregnancy,
     # a renal or hepatic band), not the usual doses: kept beside a contraindication.
     for_this_patient: bool = False
+    # Who wrote the claims: the model ("generative") or the book's words ("extractive"); None = the engine's name.
+    written_by: Literal["extractive", "generative"] | None = None
 
 
 class AnswerEngine(Protocol):

@@ -1,0 +1,112 @@
+"""The deterministic checks a written answer passes before the judge sees it, and how it is laid out.
+
+In order: every claim cites blocks that exist; the grounding check (numbers verbatim, with their units, in
+the cited quotes); in list mode each claim names one allowed drug and cites only that drug's evidence; no claim
+says "safe", "first-line", "preferred" or "no interaction" unless its cited quotes say it; the warnings the
+extractive engine put first are all cited. The claims are laid out under the extractive answer's own block
+titles, in its order, so a dose stays under the label that names its group and route and warnings stay first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from duocthu_desktop.payload import Block, Claim, Reason
+from duocthu_desktop.qa.answers.cited_answer import renumbered
+from duocthu_desktop.qa.answers.engine_types import EngineAnswer
+from duocthu_desktop.qa.generation.evidence import EvidenceBlock
+from duocthu_desktop.qa.verification import grounding
+from duocthu_desktop.text import fold
+
+# Words that turn "the book lists it" into advice the book does not give; allowed only when the cited quote has them.
+OVERCLAIMS = ("an toàn", "đầu tay", "ưu tiên", "tốt nhất", "hàng đầu", "nên chọn", "không có tương tác",
+              "không tương tác", "không sao", "vô hại")
+
+
+@dataclass
+class WrittenClaim:
+    text: str
+    citations: list[int]
+
+
+@dataclass
+class CheckResult:
+    code: Reason | None = None
+    detail: str = ""
+    uncovered: list[EvidenceBlock] = field(default_factory=list)  # blocks no claim cites (for the repair call)
+
+    @property
+    def ok(self) -> bool:
+        return self.code is None
+
+
+def clean(text: str) -> str:
+    return " ".join(grounding.CITATION_MARKER.sub(" ", text).split())
+
+
+def layout(claims: list[WrittenClaim], blocks: list[EvidenceBlock], extractive: EngineAnswer) -> EngineAnswer:
+    """The written claims under the extractive answer's block titles, in its block order, citations compacted."""
+    by_number = {b.number: b for b in blocks}
+    grouped: dict[int, list[Claim]] = {}
+    for claim in claims:
+        home = min(by_number[n].block_index for n in claim.citations)
+        grouped.setdefault(home, []).append(Claim(text=clean(claim.text), citations=sorted(set(claim.citations))))
+    out_blocks = []
+    for index in sorted(grouped):
+        source = extractive.blocks[index] if index < len(extractive.blocks) else Block(title="Trả lời", kind="prose")
+        out_blocks.append(Block(title=source.title, kind=source.kind, claims=grouped[index]))
+    cited = {n for claim in claims for n in claim.citations}
+    citations = [b.citation for b in sorted(blocks, key=lambda b: b.number) if b.number in cited]
+    draft = EngineAnswer(decision="answerable", blocks=out_blocks, citations=citations, message=extractive.message,
+                         quick_replies=extractive.quick_replies)
+    new_blocks, new_citations = renumbered(draft, 0)
+    return draft.model_copy(update={"blocks": new_blocks, "citations": new_citations})
+
+
+def check(
+    claims: list[WrittenClaim],
+    blocks: list[EvidenceBlock],
+    evidence: dict[str, str],
+    allowed_names: dict[str, list[str]] | None = None,
+) -> CheckResult:
+    """The first failure, or ok with the blocks left uncovered. `allowed_names`: list mode, drug_id -> names."""
+    by_number = {b.number: b for b in blocks}
+    if not claims:
+        return CheckResult(Reason.MALFORMED_OUTPUT, "no claims")
+    for claim in claims:
+        if not claim.citations:
+            return CheckResult(Reason.UNCITED_CLAIM, clean(claim.text)[:80])
+        unknown = [n for n in claim.citations if n not in by_number]
+        if unknown:
+            return CheckResult(Reason.INVALID_CITATION, f"cites {unknown}, evidence has {sorted(by_number)}")
+    for claim in claims:
+        quotes = [by_number[n].citation.quote for n in claim.citations]
+        block = Block(title="", claims=[Claim(text=clean(claim.text), citations=claim.citations)])
+        failures = grounding.verify([block], [by_number[n].citation.model_copy(update={"index": n})
+                                              for n in claim.citations], evidence)
+        if failures:
+            return CheckResult(Reason(failures[0].code), failures[0].detail)
+        said, printed = fold(claim.text), fold(" ".join(quotes))
+        for word in OVERCLAIMS:
+            if fold(word) in said and fold(word) not in printed:
+                return CheckResult(Reason.UNSUPPORTED_CLAIM, f"says {word!r}, the cited evidence does not")
+        if allowed_names is not None:
+            failure = _list_mode(claim, by_number, allowed_names)
+            if failure:
+                return CheckResult(Reason.UNSUPPORTED_DRUG, failure)
+    cited = {n for claim in claims for n in claim.citations}
+    dropped = [b for b in blocks if b.warning and b.number not in cited]
+    if dropped:
+        return CheckResult(Reason.INCOMPLETE_ANSWER, f"warning blocks {[b.number for b in dropped]} left out")
+    return CheckResult(uncovered=[b for b in blocks if b.number not in cited])
+
+
+def _list_mode(claim: WrittenClaim, by_number: dict[int, EvidenceBlock], names: dict[str, list[str]]) -> str:
+    said = fold(claim.text)
+    named = [d for d, words in names.items() if any(fold(w) in said for w in words if w)]
+    if len(named) != 1:
+        return f"claim names {len(named)} of the allowed drugs: {clean(claim.text)[:60]!r}"
+    foreign = [n for n in claim.citations if by_number[n].citation.drug_id != named[0]]
+    if foreign:
+        return f"claim about {named[0]} cites {foreign}, evidence of another drug"
+    return ""

@@ -1,0 +1,63 @@
+"""The numbered evidence the model is shown: the extractive answer's own citations, labelled.
+
+The extractive engine already chose what fits this patient (the dose statements for the group, route and
+indication, the warnings that come first); each of its citations becomes one block, numbered as the citation,
+labelled with the drug, the section and the title of the answer block it sat under (which names the group and
+route), so the model never has to decide which dose belongs to whom.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from duocthu_desktop.payload import Block, Citation
+from duocthu_desktop.qa.answers.cited_answer import section_heading
+from duocthu_desktop.qa.answers.engine_types import EngineAnswer
+
+# Evidence the model may rewrite in one turn. A 2-core laptop reads about 80 prompt tokens and writes about 25 a
+# second, and a rewrite is about as long as its evidence: more than this cannot be written and judged inside the
+# turn's 40 s, so a longer answer (a whole Chống chỉ định list) is shown in the book's words, said so.
+MAX_EVIDENCE_TOKENS = 600
+
+
+@dataclass(frozen=True)
+class EvidenceBlock:
+    number: int
+    citation: Citation
+    label: str
+    block_index: int  # the extractive answer block it came from (its order and title are kept)
+    warning: bool
+
+    def render(self) -> str:
+        return f"[{self.number}] ({self.label})\n{self.citation.quote.strip()}"
+
+
+def evidence_blocks(answer: EngineAnswer, title_of: Callable[[str], str]) -> list[EvidenceBlock]:
+    """One block per citation, in the order the extractive answer first cites them."""
+    first_block: dict[int, int] = {}
+    for b, block in enumerate(answer.blocks):
+        for claim in block.claims:
+            for index in claim.citations:
+                first_block.setdefault(index, b)
+    out = []
+    for citation in sorted(answer.citations, key=lambda c: (first_block.get(c.index, len(answer.blocks)), c.index)):
+        b = first_block.get(citation.index)
+        block: Block | None = answer.blocks[b] if b is not None else None
+        parts = [title_of(citation.drug_id), section_heading(citation.section_key)]
+        if block is not None and block.title and block.title not in parts:
+            parts.append(block.title)
+        out.append(EvidenceBlock(
+            number=citation.index, citation=citation, label=" · ".join(p for p in parts if p),
+            block_index=b if b is not None else len(answer.blocks), warning=block is not None and block.kind == "warning",
+        ))
+    return out
+
+
+def render(blocks: list[EvidenceBlock]) -> str:
+    return "\n\n".join(b.render() for b in blocks)
+
+
+def estimate_tokens(text: str) -> int:
+    """A cautious estimate for Vietnamese in a BPE vocabulary (about 2,5 characters a token)."""
+    return int(len(text) / 2.5) + 1
