@@ -141,7 +141,8 @@ class Assistant:
         return cls(service, engine_name=engine_name or settings.engine, settings=settings)
 
     def warm_up(self) -> float:
-        """Load the embedding model now (seconds taken), so no later turn pays for it; 0 if nothing to load."""
+        """Load the embedding model (and have the language model read its rules) now, seconds taken, so no later
+        turn pays for it; 0 if nothing to load."""
         start = time.perf_counter()
         load = getattr(getattr(self.service, "embedder", None), "load", None)
         if callable(load):
@@ -149,6 +150,8 @@ class Assistant:
                 load()
             except Exception as err:  # noqa: BLE001 - a missing model only disables the dense fallback
                 log.warning("embedding model not loaded: %s", err)
+        if self.writer is not None:
+            self.writer.warm_up()
         return time.perf_counter() - start
 
     # ---- DosingFacts, for the decision table ---------------------------------------------------

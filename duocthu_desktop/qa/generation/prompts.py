@@ -38,7 +38,7 @@ SYSTEM = (
     "claim says (same numbers, units, group, route and indication); false if it adds, changes, generalises or moves "
     "anything. In 'missing', copy word for word any passage of the blocks that answers the question and that no "
     "claim covers; leave it empty otherwise. Answer as JSON {\"verdicts\": [{\"claim\": n, \"supported\": "
-    "true|false, \"why\": short}], \"missing\": [quotes]}.\n"
+    "true|false}], \"missing\": [quotes]}.\n"
     "TASK READ: say which of the listed candidate drugs and sections a question is about; choose only from the "
     "lists, never invent. Answer as JSON {\"drug_ids\": [...], \"section_key\": key or null, \"turn_type\": one "
     "of dosing, drug_attribute, interaction, condition_to_drug, unknown}.\n"
@@ -89,7 +89,6 @@ JUDGE_SCHEMA = {
                 "properties": {
                     "claim": {"type": "integer"},
                     "supported": {"type": "boolean"},
-                    "why": {"type": "string"},
                 },
                 "required": ["claim", "supported"],
             },

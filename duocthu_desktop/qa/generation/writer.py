@@ -71,6 +71,17 @@ class GenerativeWriter:
         self.max_evidence_tokens = max_evidence_tokens
         self.new_budget = budget
 
+    def warm_up(self) -> float:
+        """Have the model read the shared rules once (seconds taken), so no turn pays for them: llama.cpp keeps
+        what it read and reuses the longest common prefix of the next prompt."""
+        started = time.monotonic()
+        messages = [{"role": "system", "content": prompts.SYSTEM}, {"role": "user", "content": "TASK WRITE."}]
+        try:
+            self.model.complete(messages, {"type": "object"}, max_tokens=1, deadline=started + 300)
+        except ProviderError as err:
+            log.warning("language model warm-up failed: %s", err)
+        return time.monotonic() - started
+
     def write(self, question: str, answer: EngineAnswer, evidence: dict[str, str], *,
               allowed_names: dict[str, list[str]] | None = None, cancel: threading.Event | None = None,
               budget: Budget | None = None) -> tuple[EngineAnswer, GenerationStats]:
@@ -166,6 +177,7 @@ class GenerativeWriter:
             if budget.call_hit_turn_deadline():
                 raise BudgetExhausted(str(err)) from err
             raise
+        log.debug("model reply (%.1f s): %s", completion.seconds, completion.text[:800])
         stats.prompt_tokens += completion.prompt_tokens
         stats.completion_tokens += completion.completion_tokens
         return completion.text
