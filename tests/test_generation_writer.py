@@ -182,7 +182,10 @@ def test_the_question_is_fenced_and_cannot_close_the_fence(make) -> None:
     make(model).ask(attack)
     user = model.calls[0][1][-1]["content"]
     assert user.count(prompts.FENCE_CLOSE) == 1 and user.rstrip().endswith(prompts.FENCE_CLOSE)
-    assert "fenced" not in user and prompts.DATA_RULE in model.calls[0][1][0]["content"]
+    assert prompts.DATA_RULE in model.calls[0][1][0]["content"]
+    # the patient's values never reach the writer or the judge (the evidence was chosen for them already)
+    assert "nặng … kg" in user and "nặng 18 kg" not in user and "7.5 g" not in user
+    assert "nặng 18 kg" not in model.calls[1][1][-1]["content"]
 
 
 def test_no_loadable_model_makes_every_answer_provider_unavailable(qa_service, catalog, tmp_path) -> None:

@@ -21,7 +21,7 @@ def messages(question: str, claims: list[WrittenClaim], blocks: list[EvidenceBlo
     lines = [f"Claim {n} (cites {', '.join(map(str, claim.citations))}): {clean(claim.text)}"
              for n, claim in enumerate(claims, start=1)]
     user = prompts.JUDGE_USER.format(evidence=render(blocks), claims="\n".join(lines),
-                                     question=prompts.fenced(question))
+                                     question=prompts.without_values(question))
     return [{"role": "system", "content": prompts.JUDGE_SYSTEM}, {"role": "user", "content": user}]
 
 

@@ -32,7 +32,8 @@ SYSTEM = (
     "6. If the evidence does not give something the question asks, say plainly that the book does not give it.\n"
     "7. 'Indicated for' never becomes 'first-line', 'preferred', 'best' or 'safe'; 'not found' never becomes "
     "'none' or 'safe'.\n"
-    "8. Cover every block; detail follows the question.\n"
+    "8. Write one claim for each block, in the blocks' order, citing that block; detail follows the question.\n"
+    "9. Never repeat the patient's values from the question (age, weight, Clcr) unless the block prints them.\n"
     "TASK JUDGE: check written claims against the blocks each one cites. Compare wording only: do not reason about "
     "medicine and do not use your own knowledge. supported is true only if the cited blocks state everything the "
     "claim says (same numbers, units, group, route and indication); false if it adds, changes, generalises or moves "
@@ -112,3 +113,13 @@ UNDERSTAND_SCHEMA = {
 def fenced(question: str) -> str:
     """The question with anything that could open or close a fence removed (it stays data)."""
     return _MARKER_LIKE.sub(" ", question).strip()
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def without_values(question: str) -> str:
+    """The fenced question with its numbers masked, for the writer and the judge: the evidence was already chosen
+    for this patient's values, and a small model copies them into claims ("bé 5 tuổi ... 240 mg"), which the
+    grounding check must then refuse. It also keeps the person's values out of every prompt."""
+    return _NUMBER.sub("…", fenced(question))

@@ -126,14 +126,14 @@ class GenerativeWriter:
 
     def _written(self, question, blocks, evidence, allowed_names, budget, cancel, stats) -> list[checks.WrittenClaim]:
         text = render(blocks)
-        user = prompts.WRITER_USER.format(evidence=text, question=prompts.fenced(question))
+        user = prompts.WRITER_USER.format(evidence=text, question=prompts.without_values(question))
         claims = self._claims(user, budget, cancel, stats)
         missing = self._check_and_judge(question, claims, blocks, evidence, allowed_names, budget, cancel, stats)
         if not missing:
             return claims
         stats.repaired = True
         user = prompts.REPAIR_USER.format(missing="\n".join(f"- {m}" for m in missing), evidence=text,
-                                          question=prompts.fenced(question))
+                                          question=prompts.without_values(question))
         claims = self._claims(user, budget, cancel, stats)
         still = self._check_and_judge(question, claims, blocks, evidence, allowed_names, budget, cancel, stats)
         if still:
