@@ -34,6 +34,12 @@ SYSTEM = (
     "'none' or 'safe'.\n"
     "8. Write one claim for each block, in the blocks' order, citing that block; detail follows the question.\n"
     "9. Never repeat the patient's values from the question (age, weight, Clcr) unless the block prints them.\n"
+    "Example. Evidence blocks:\n[1] (Thuốc A · Chống chỉ định · suy gan)\nSuy gan nặng.\n[2] (Thuốc A · Liều lượng và "
+    "cách dùng · Người lớn · uống)\nNgười lớn: Uống 500 mg/lần, 2 lần/ngày.\n[3] (Thuốc A · Liều lượng và cách dùng · "
+    "Người lớn · uống · liều tối đa)\nTối đa 2 g/ngày.\nQuestion: Liều thuốc A cho người … tuổi suy gan?\nAnswer: "
+    "{\"claims\": [{\"text\": \"Thuốc A chống chỉ định khi suy gan nặng.\", \"citations\": [1]}, {\"text\": "
+    "\"Người lớn uống 500 mg mỗi lần, 2 lần mỗi ngày.\", \"citations\": [2]}, {\"text\": \"Liều tối đa là 2 g "
+    "mỗi ngày.\", \"citations\": [3]}]}\n"
     "TASK JUDGE: check written claims against the blocks each one cites. Compare wording only: do not reason about "
     "medicine and do not use your own knowledge. supported is true only if the cited blocks state everything the "
     "claim says (same numbers, units, group, route and indication); false if it adds, changes, generalises or moves "
@@ -79,6 +85,23 @@ WRITER_SCHEMA = {
     },
     "required": ["claims"],
 }
+
+
+
+def writer_schema(numbers: list[int]) -> dict:
+    """WRITER_SCHEMA narrowed to this evidence: one claim per block, each citing 1+ of the blocks' own numbers
+    (the grammar then cannot produce an uncited claim or a block that does not exist)."""
+    claim = {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string"},
+            "citations": {"type": "array", "items": {"type": "integer", "enum": list(numbers)}, "minItems": 1},
+        },
+        "required": ["text", "citations"],
+    }
+    return {"type": "object", "properties": {"claims": {"type": "array", "items": claim, "minItems": len(numbers),
+                                                        "maxItems": len(numbers)}}, "required": ["claims"]}
+
 
 JUDGE_SCHEMA = {
     "type": "object",

@@ -127,22 +127,23 @@ class GenerativeWriter:
     def _written(self, question, blocks, evidence, allowed_names, budget, cancel, stats) -> list[checks.WrittenClaim]:
         text = render(blocks)
         user = prompts.WRITER_USER.format(evidence=text, question=prompts.without_values(question))
-        claims = self._claims(user, budget, cancel, stats)
+        schema = prompts.writer_schema([b.number for b in blocks])
+        claims = self._claims(user, schema, budget, cancel, stats)
         missing = self._check_and_judge(question, claims, blocks, evidence, allowed_names, budget, cancel, stats)
         if not missing:
             return claims
         stats.repaired = True
         user = prompts.REPAIR_USER.format(missing="\n".join(f"- {m}" for m in missing), evidence=text,
                                           question=prompts.without_values(question))
-        claims = self._claims(user, budget, cancel, stats)
+        claims = self._claims(user, schema, budget, cancel, stats)
         still = self._check_and_judge(question, claims, blocks, evidence, allowed_names, budget, cancel, stats)
         if still:
             raise _Failed(Reason.INCOMPLETE_ANSWER, f"still missing after the repair: {still[0][:80]!r}")
         return claims
 
-    def _claims(self, user: str, budget, cancel, stats) -> list[checks.WrittenClaim]:
+    def _claims(self, user: str, schema: dict, budget, cancel, stats) -> list[checks.WrittenClaim]:
         messages = [{"role": "system", "content": prompts.WRITER_SYSTEM}, {"role": "user", "content": user}]
-        reply = self._call(messages, prompts.WRITER_SCHEMA, WRITER_TOKENS, budget, cancel, stats)
+        reply = self._call(messages, schema, WRITER_TOKENS, budget, cancel, stats)
         try:
             return replies.claims(reply)
         except replies.Malformed as err:
@@ -174,9 +175,7 @@ class GenerativeWriter:
         except CallTimeout as err:
             if cancel is not None and cancel.is_set():
                 raise _Cancelled() from err
-            if budget.call_hit_turn_deadline():
-                raise BudgetExhausted(str(err)) from err
-            raise
+            raise BudgetExhausted(str(err)) from err  # a time limit (the call's or the turn's), not an outage
         log.debug("model reply (%.1f s): %s", completion.seconds, completion.text[:800])
         stats.prompt_tokens += completion.prompt_tokens
         stats.completion_tokens += completion.completion_tokens
