@@ -4,11 +4,13 @@ Each run is a fresh process that opens the window, waits for the embedding model
 asks ten questions one after the other. It reports:
   launch   - process start to a usable window (index open, question box enabled; goal < 5 s)
   blocked  - the longest the UI thread went without running a 5 ms heartbeat timer while a turn ran (goal < 50 ms):
-             while the core works on its worker thread, and while the answer is shown (the card built, the cited
-             page opened and its quote highlighted) until the next question
+             while the core works on its worker thread, and while the answer is shown (from its arrival on the UI
+             thread: the card built, the cited page opened and its quote highlighted) until the next question
   warm-up  - the same, while the model loaded in the background (for information)
+  ... CPU  - the most CPU time the UI thread itself spent between two heartbeats, per phase: the block it would
+             be on an idle machine (on a shared one a block is this plus the wait for a core and for Python's lock)
   turn     - the median wall time of a turn
-  memory   - resident memory (VmRSS) after the ten turns
+  memory   - resident memory (VmRSS) after the ten turns, of the app and of its worker processes
 Three runs by default; the table gives median / min / max.
 
     python bench/app_bench.py [--runs 3]
@@ -40,17 +42,37 @@ HEARTBEAT_MS = 5
 PAUSE_MS = 200  # between turns, as a person reading the answer
 ROWS = [("launch", "s", "khởi động đến cửa sổ dùng được", 5.0), ("blocked", "ms", "UI bị chặn lâu nhất khi đang hỏi", 50.0),
         ("shown_gap", "ms", "UI bị chặn lâu nhất khi hiện câu trả lời", 50.0),
-        ("warm_gap", "ms", "UI bị chặn lâu nhất khi nạp mô hình", None), ("turn", "s", "thời gian một lượt (trung vị)", None),
+        ("warm_gap", "ms", "UI bị chặn lâu nhất khi nạp mô hình", None),
+        ("blocked_cpu", "ms", "  CPU của luồng UI trong đó, khi đang hỏi", None),
+        ("shown_cpu", "ms", "  CPU của luồng UI, khi hiện câu trả lời", None),
+        ("warm_cpu", "ms", "  CPU của luồng UI, khi nạp mô hình", None),
+        ("turn", "s", "thời gian một lượt (trung vị)", None),
         ("max_turn", "s", "lượt lâu nhất", None),
-        ("rss_mb", "MB", "bộ nhớ thường trú sau 10 lượt", None)]
+        ("rss_mb", "MB", "bộ nhớ thường trú sau 10 lượt", None),
+        ("workers_mb", "MB", "  các tiến trình phụ (mô hình, trích dẫn)", None)]
 
 
-def rss_mb() -> float:
-    with open("/proc/self/status", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
+def rss_mb(pid: str = "self") -> float:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def workers_rss_mb() -> float:
+    """The app's worker processes (the embedding model's, the quote finder's), children of this one."""
+    children = set()
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/children", encoding="ascii") as fh:
+                children.update(fh.read().split())
+        except OSError:
+            continue
+    return sum(rss_mb(pid) for pid in children)
 
 
 def child() -> int:
@@ -60,19 +82,24 @@ def child() -> int:
     from PySide6.QtWidgets import QApplication
 
     from duocthu_desktop.app import operations
+    from duocthu_desktop.app.main import tune_process
     from duocthu_desktop.app.main_window import MainWindow
     from duocthu_desktop.settings import Settings
 
+    tune_process()  # as `duocthu` does before its QApplication
     app = QApplication([])
     window = MainWindow(Settings.load())
-    state = {"last": time.perf_counter(), "phase": "launch", "gaps": {"turn": 0.0, "warm": 0.0, "shown": 0.0}, "i": 0,
-             "turns": [], "decisions": [], "errors": []}
+    state = {"last": time.perf_counter(), "last_cpu": time.thread_time(), "phase": "launch",
+             "gaps": {"turn": 0.0, "warm": 0.0, "shown": 0.0}, "cpu": {"turn": 0.0, "warm": 0.0, "shown": 0.0},
+             "i": 0, "turns": [], "decisions": [], "errors": []}
 
     def beat() -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()  # the UI thread's own CPU time
         gap, state["last"] = now - state["last"], now
+        cpu_gap, state["last_cpu"] = cpu - state["last_cpu"], cpu
         if state["phase"] in state["gaps"]:
             state["gaps"][state["phase"]] = max(state["gaps"][state["phase"]], gap)
+            state["cpu"][state["phase"]] = max(state["cpu"][state["phase"]], cpu_gap)
 
     heartbeat = QTimer()
     heartbeat.timeout.connect(beat)
@@ -91,6 +118,7 @@ def child() -> int:
         state["phase"] = "idle"
         if state["i"] >= len(QUESTIONS):
             state["rss_mb"] = rss_mb()
+            state["workers_mb"] = workers_rss_mb()
             app.quit()
             return
         state["phase"], state["t"] = "turn", time.perf_counter()
@@ -110,6 +138,7 @@ def child() -> int:
     window._warmed = warmed  # the window calls it when the background model load ends
     window.session_ready.connect(ready)
     window.session_failed.connect(lambda reason: (state["errors"].append(reason), app.quit()))
+    window.answer_arrived.connect(lambda: state.__setitem__("phase", "shown"))  # the card is built from here
     window.answer_shown.connect(answered)
     window.turn_failed.connect(failed)
     window.show()
@@ -118,8 +147,11 @@ def child() -> int:
     operations.wait_all()
     print(json.dumps({"ready_wall": state.get("ready_wall"), "blocked": state["gaps"]["turn"] * 1000,
                       "warm_gap": state["gaps"]["warm"] * 1000, "shown_gap": state["gaps"]["shown"] * 1000,
+                      "blocked_cpu": state["cpu"]["turn"] * 1000, "shown_cpu": state["cpu"]["shown"] * 1000,
+                      "warm_cpu": state["cpu"]["warm"] * 1000,
                       "turn": statistics.median(state["turns"]) if state["turns"] else None,
                       "max_turn": max(state["turns"], default=None), "rss_mb": state.get("rss_mb"),
+                      "workers_mb": state.get("workers_mb"),
                       "decisions": state["decisions"], "errors": state["errors"]}))
     return 0
 

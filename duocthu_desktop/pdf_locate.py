@@ -15,6 +15,7 @@ open and each page's words once read; `locate` is the one-off form.
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from bisect import bisect_left, bisect_right
@@ -460,6 +461,16 @@ def _plain(r: Box) -> Rect:
 # PDF in a worker process leaves the caller's thread waiting on a pipe, which holds no lock.
 
 _WORKER: dict[str, Locator] = {}
+WORKER_NICENESS = 5
+
+
+def lower_priority() -> None:
+    """In a worker process: yield the cores to the process that draws the window (it finds a quote while the
+    answer is shown, and the window must not wait for a core behind it)."""
+    try:
+        os.nice(WORKER_NICENESS)
+    except (AttributeError, OSError):  # no nice() on Windows; a refusal only keeps the normal priority
+        pass
 
 
 def _locate_in_worker(pdf_path: str, citation: CitationLike, chunk: Chunk | None) -> list[PageRects]:
@@ -487,7 +498,7 @@ class LocatorProcess:
 
         self.path = str(path)
         self._pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
-            max_workers=1, mp_context=multiprocessing.get_context("spawn")
+            max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=lower_priority
         )
         self._local: Locator | None = None
 

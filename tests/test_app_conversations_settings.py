@@ -231,3 +231,65 @@ def test_rename_and_delete_from_the_list(qtbot, config, start_window, with_past,
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.No)
     window.conversations.list.setCurrentRow(0)
     assert window.conversations.delete() is None and with_past.load("earlier-1") is not None
+
+
+class ChunkService(FakeService):
+    def __init__(self, chunks: list) -> None:
+        self._chunks = list(chunks)
+
+    def all_chunks(self) -> list:
+        return self._chunks
+
+
+class TracingAssistant(RememberingAssistant):
+    """RememberingAssistant with a real trace store and the chunks its traced turns cited."""
+
+    def __init__(self, store: ConversationStore, traces, chunks: list) -> None:
+        super().__init__(store)
+        self.traces = traces
+        self.service = ChunkService(chunks)
+
+
+def test_a_continued_conversation_shows_its_earlier_turns_and_what_they_cited(
+        qtbot, config, start_window, with_past, tmp_path):
+    from duocthu_desktop.app.answer_card import PAST_DECISIONS, QuestionBubble
+    from duocthu_desktop.artifacts import Chunk
+    from duocthu_desktop.payload import Block, Citation, Claim
+    from duocthu_desktop.qa.conversation.memory import handle
+    from duocthu_desktop.qa.conversation.traces import TraceStore
+
+    text = "Người lớn: uống 500 mg mỗi lần, ngày 2 lần. Suy thận: giảm liều."
+    chunk = Chunk(chunk_id="metformin/lieu/0", drug_id="metformin", section_key="lieu_luong_cach_dung",
+                  part_index=0, text=text, printed_pages=[990], physical_pages=[12], page_spans=[[12, 0, len(text)]])
+    cite = Citation(index=1, chunk_id=chunk.chunk_id, drug_id="metformin", section_key="lieu_luong_cach_dung",
+                    printed_page=990, physical_page=12, quote="uống 500 mg mỗi lần")
+    again = cite.model_copy(update={"index": 2, "quote": "Suy thận: giảm liều."})  # the same passage, cited twice
+    answered = AnswerPayload(decision="answerable", citations=[cite, again], disclaimer=DISCLAIMER,
+                             blocks=[Block(title="Metformin — Người lớn · uống", kind="dosage",
+                                           claims=[Claim(text=c.quote, citations=[c.index]) for c in (cite, again)])])
+    clarified = AnswerPayload(decision="clarify", reason="missing_route", message=message_for("missing_route"),
+                              disclaimer=DISCLAIMER)
+    traces = TraceStore(tmp_path / "traces.sqlite3")
+    # the first turn under the id the app made, the second after the conversation was continued once already
+    traces.record("Liều metformin cho người suy thận?", QueryFrame(question="x"), clarified, {}, "earlier-1")
+    traces.record("Uống", QueryFrame(question="x"), answered, {}, handle(store_key("earlier-1")))
+    traces.record("Chống chỉ định của aspirin?", QueryFrame(question="x"), clarified, {}, "earlier-2")
+    window = start_window(TracingAssistant(with_past, traces, [chunk]))
+    qtbot.waitUntil(lambda: window.conversations.list.count() == 2, timeout=5000)
+    with qtbot.waitSignal(window.past_shown, timeout=5000) as shown:
+        window.conversations.select(store_key("earlier-1"))
+    assert shown.args == [2]
+    bubbles = [bubble.findChild(QLabel).text() for bubble in window.chat.findChildren(QuestionBubble)]
+    assert bubbles == ["Liều metformin cho người suy thận?", "Uống"]  # not the other conversation's
+    first, second = window.chat.past
+    assert first.findChild(QLabel, "pastHeading").text().startswith(PAST_DECISIONS["clarify"])
+    assert message_for("missing_route") in [label.text() for label in first.findChildren(QLabel)]
+    assert second.findChild(QLabel, "pastHeading").text().startswith(PAST_DECISIONS["answerable"])
+    [chip] = second.chips  # one chip per passage
+    assert chip.text() == "[1] tr. 990" and chip.citation.physical_page == 12 and chip.citation.quote == text
+    qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)
+    assert window.viewer.citation is chip.citation and chip.property("open")
+    layout = window.chat.widget().layout()
+    order = [layout.itemAt(i).widget() for i in range(layout.count() - 1)]
+    note = next(w for w in order if isinstance(w, QLabel) and w.text().startswith("Tiếp tục hội thoại"))
+    assert order.index(second) < order.index(note)  # the earlier turns above the note that it continues

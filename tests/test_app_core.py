@@ -419,17 +419,18 @@ def test_cancel_keeps_the_previous_index_and_the_embedding_cache_keeps_what_was_
 
     from ingestion import index_build
 
-    monkeypatch.setattr(index_build, "embed_cached", partial(index_build.embed_cached, batch=4))
+    # one text a batch: the excerpt's two monographs have two Chỉ định chunks, the only chunks a build embeds
+    monkeypatch.setattr(index_build, "embed_cached", partial(index_build.embed_cached, batch=1))
     out = tmp_path / "index"
     pipeline.build(excerpt_pdf, out, embed=True, embedder=HashingEmbedder(64))
     before = _snapshot(out)
 
-    # a build with another model (nothing cached for it) is cancelled after its second batch of four
+    # a build with another model (nothing cached for it) is cancelled after its first batch
     cancel = threading.Event()
     other = HashingEmbedder(32)
 
     def on_progress(stage: str, done: int, total: int) -> None:
-        if stage == "embed" and len(other.calls) >= 2:
+        if stage == "embed" and len(other.calls) >= 1:
             cancel.set()
 
     with pytest.raises(BuildCancelled) as caught:
@@ -438,7 +439,7 @@ def test_cancel_keeps_the_previous_index_and_the_embedding_cache_keeps_what_was_
     assert _snapshot(out) == before
     assert not list(out.parent.glob(f".{out.name}.*")), "a staging folder was left behind"
     done = _cached_vectors(cache_dir, other.model_id)
-    assert done == sum(n for n, _ in other.calls) == 8
+    assert done == sum(n for n, _ in other.calls) == 1
 
     # the old index still answers; the next build embeds only what the cancelled one had not
     service = RetrievalService.open(out, embedder=HashingEmbedder(64))
@@ -481,3 +482,56 @@ def test_the_cli_shows_the_build_through_the_same_callback(tmp_path, excerpt_pdf
     assert isinstance(given["on_progress"], TerminalBar)
     shown = terminal.getvalue()
     assert f"{STAGES['pages']}: 100%" in shown and "6/6" in shown and "built " in shown
+
+
+# ---- the embedding model in a worker process (app.embed_process) ---------------------------------------------
+
+
+def test_the_embedder_worker_reports_a_missing_model_once_and_never_loads_torch_here(tmp_path):
+    from duocthu_desktop.app.embed_process import EmbedderProcess
+    from duocthu_desktop.errors import ModelError
+    from duocthu_desktop.retrieval.embedder import DIMENSIONS, EMBEDDER_ID
+
+    torch_here = "torch" in sys.modules
+    embedder = EmbedderProcess(tmp_path / "no-model")
+    try:
+        assert (embedder.model_id, embedder.dimensions) == (EMBEDDER_ID, DIMENSIONS)  # what the manifest checks
+        with pytest.raises(ModelError) as first:
+            embedder.load()  # raised in the worker, handed back as itself
+        assert "no-model" in str(first.value)
+        with pytest.raises(ModelError) as again:
+            embedder.embed(["liều paracetamol"], "query")
+        assert again.value is first.value and not embedder.loaded  # remembered, not retried
+        assert ("torch" in sys.modules) == torch_here  # whatever loading was tried, it was not tried here
+    finally:
+        embedder.close()
+
+
+def test_without_a_worker_the_embedder_loads_in_process(monkeypatch):
+    from duocthu_desktop.app import embed_process
+
+    class Local:
+        loaded = False
+
+        def load(self):
+            self.loaded = True
+            return self
+
+        def embed(self, texts, kind):
+            return [[float(len(t)), 1.0] for t in texts]
+
+    class DeadPool:
+        def submit(self, *args):
+            from concurrent.futures.process import BrokenProcessPool
+
+            raise BrokenProcessPool("the worker died")
+
+        def shutdown(self, **kwargs):
+            pass
+
+    monkeypatch.setattr(embed_process, "LazyEmbedder", lambda folder: Local())
+    embedder = embed_process.EmbedderProcess()
+    embedder.close()
+    embedder._pool = DeadPool()
+    assert embedder.embed(["abc"], "query") == [[3.0, 1.0]]
+    assert embedder.loaded and embedder._pool is None  # a dead worker is not tried again

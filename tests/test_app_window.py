@@ -197,6 +197,63 @@ def test_sending_shows_the_answer_with_chips_tags_and_disclaimer(qtbot, make_win
     assert claim.font().pointSizeF() == before + 1
 
 
+def test_a_long_answer_is_built_in_steps_into_the_same_card(qtbot):
+    cites = [citation(i, 1100 + i, 40 + i, f"Câu {i}: " + "liều dùng theo cân nặng " * 12) for i in range(1, 9)]
+    payload = dose_answer(cites)
+    whole = AnswerCard(payload)
+    stepped = AnswerCard(payload, stepwise=True)
+    qtbot.addWidget(whole)
+    qtbot.addWidget(stepped)
+    assert whole.complete and not stepped.complete and 0 < len(stepped.chips) < len(whole.chips)
+    with qtbot.waitSignal(stepped.built, timeout=2000):
+        pass
+    assert stepped.complete
+    assert [c.text() for c in stepped.chips] == [c.text() for c in whole.chips] == [f"[{i}] tr. {1100 + i}"
+                                                                                    for i in range(1, 9)]
+    assert [lb.text() for lb in stepped.findChildren(QLabel)] == [lb.text() for lb in whole.findChildren(QLabel)]
+    seen = []
+    stepped.when_built(lambda: seen.append("built"))  # already built: still called, on a later turn of the loop
+    qtbot.waitUntil(lambda: seen == ["built"], timeout=1000)
+
+
+def test_the_window_uses_no_style_sheet_and_the_open_chip_is_drawn_apart(qtbot, make_window):
+    from PySide6.QtWidgets import QWidget
+
+    window = make_window(ScriptedAssistant(lambda q: dose_answer()))
+    card = send(qtbot, window, "Liều paracetamol cho trẻ 5 tuổi?")
+    # a style sheet anywhere puts the whole chat under QStyleSheetStyle, whose relayouts grow with the chat
+    assert window.styleSheet() == "" and not any(w.styleSheet() for w in window.findChildren(QWidget))
+    qtbot.waitUntil(lambda: card.chips[0].property("open"), timeout=5000)  # the first citation opens itself
+    assert not card.chips[1].property("open")
+
+    def fill(chip):
+        image = chip.grab().toImage()
+        return image.pixelColor(image.width() // 2, 2 * int(image.devicePixelRatio())).name()
+
+    assert fill(card.chips[0]) == style.CHIP_OPEN.bg and fill(card.chips[1]) == style.CHIP.bg
+    disclaimer = card.findChild(QLabel, "disclaimer")
+    claim = next(label for label in card.findChildren(QLabel) if label.text() == QUOTE)
+    assert disclaimer.font().pointSizeF() == claim.font().pointSizeF() - 1
+    window.text_size(2)
+    assert disclaimer.font().pointSizeF() == claim.font().pointSizeF() - 1  # the quieter text follows the size
+
+
+def test_the_busy_indicator_counts_seconds_only_while_shown(qtbot):
+    from duocthu_desktop.app.busy import BusyLabel
+
+    label = BusyLabel("Đang tra cứu…")
+    qtbot.addWidget(label)
+    label.show()
+    assert label.text() == "Đang tra cứu…" and label._timer.isActive()
+    label._started -= 3
+    label._tick()
+    assert label.text() == "Đang tra cứu… 3 giây"
+    label.hide()
+    assert not label._timer.isActive()
+    label.show()
+    assert label.text() == "Đang tra cứu…"  # counted from zero again
+
+
 def test_shift_enter_breaks_the_line_and_does_not_send(qtbot, make_window):
     assistant = ScriptedAssistant(lambda q: dose_answer())
     window = make_window(assistant)
@@ -482,3 +539,12 @@ def test_a_real_turn_over_the_sample_book(qtbot, make_window, assistant, sample_
     assert window.viewer.current_page() == payload.citations[0].physical_page
     window.close()
     assert assistant.service.all_chunks()  # closing the window left the index it was handed open
+
+
+def test_the_list_of_conversations_can_be_put_away_for_a_narrow_window(qtbot, make_window):
+    window = make_window(ScriptedAssistant(lambda q: dose_answer()))
+    assert window.width() >= 1200 and window.list_action.isChecked() and window.conversations.isVisible()
+    window.list_action.trigger()  # Xem > Danh sách hội thoại (F9); a window under 1200 px opens without it
+    assert not window.conversations.isVisible()
+    window.list_action.trigger()
+    assert window.conversations.isVisible()

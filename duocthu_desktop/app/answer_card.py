@@ -10,10 +10,9 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QApplication,
-    QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -24,9 +23,15 @@ from PySide6.QtWidgets import (
 
 from duocthu_desktop.app import style
 from duocthu_desktop.app.answer_text import page_label, plain_text, title_parts
+from duocthu_desktop.messages import message_for
 from duocthu_desktop.payload import AnswerPayload, Citation
+from duocthu_desktop.sections import SECTION_BY_KEY
 
 ABSTAIN_HEADING = "Không trả lời được câu hỏi này"
+PAST_DECISIONS = {"answerable": "Đã trả lời", "verify_pdf": "Đã trả lời, cần đối chiếu trang PDF",
+                  "clarify": "Đã hỏi lại để làm rõ", "abstain": "Không trả lời được"}
+PAST_HEADING = "{decision} · {when}"
+PAST_NOTE = "Lời trả lời trước đây không được lưu, chỉ lưu các đoạn sách đã trích; hỏi lại để xem đầy đủ."
 VERIFY_HEADING = "Cần đối chiếu trang PDF"
 COPY = "Sao chép"
 COPIED = "Đã sao chép"
@@ -45,52 +50,71 @@ def tags_html(parts) -> str:
     for part in parts:
         colour, background = TAG_COLOURS[part.kind]
         weight = "bold" if part.kind != "other" else "normal"
-        text = html.escape(part.text).replace(" ", "&nbsp;")
+        text = html.escape(part.text)
+        if part.kind != "other":  # a group or a route stays in one piece (breaking only after a comma of a
+            text = text.replace(" ", "&nbsp;").replace(",&nbsp;", ", ")  # list of routes); an indication wraps
         spans.append(f'<span style="color:{colour}; background-color:{background}; font-weight:{weight};">'
                      f"&nbsp;{text}&nbsp;</span>")
     return "&nbsp; ".join(spans)
 
 
-def _label(text: str, name: str = "", rich: bool = False) -> QLabel:
-    label = QLabel(text)
+def _label(text: str, name: str = "", rich: bool = False, colour: str | None = None, bold: bool = False,
+           selectable: bool = True, label: QLabel | None = None) -> QLabel:
+    """A word-wrapped label; selectable ones (the claims, the messages) cost a text document each to lay out and
+    paint, so headings and tags are not."""
+    label = label or QLabel(text)
     label.setWordWrap(True)
     label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
     if name:
         label.setObjectName(name)
+    style.emphasise(label, colour, bold=bold)
     return label
 
 
-class QuestionBubble(QFrame):
+def _bullet() -> QLabel:
+    return QLabel("•")  # not selectable: a plain label draws without a text document
+
+
+class QuestionBubble(style.Panel):
     def __init__(self, question: str, parent=None) -> None:
-        super().__init__(parent)
+        super().__init__(style.QUESTION, parent)
         self.setObjectName("questionBubble")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
         layout.addWidget(_label(question))
 
 
-class CitationChip(QPushButton):
+class CitationChip(style.Pill):
     """[1] tr. 1120: opens the cited page in the viewer."""
 
     def __init__(self, citation: Citation, parent=None) -> None:
-        super().__init__(f"[{citation.index}] {page_label(citation)}", parent)
+        super().__init__(f"[{citation.index}] {page_label(citation)}", (style.CHIP, style.CHIP_HOVER, style.CHIP_OPEN),
+                         parent)
         self.citation = citation
         self.setObjectName("chip")
-        self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip(" ".join(citation.quote.split())[:300])
         self.setAccessibleName(f"Trích dẫn {citation.index}, {page_label(citation)}")
 
 
-class AnswerCard(QFrame):
+class AnswerCard(style.Panel):
+    """Built in steps: the heading, the disclaimer and "Sao chép" at once, then the claims a few at a time on
+    later turns of the event loop (`stepwise`), so a long answer never holds the UI thread in one piece;
+    `when_built` runs a callback once every claim and chip is there."""
+
     citation_clicked = Signal(object)  # Citation
     reply_clicked = Signal(str)
+    built = Signal()
+    # claims added per step, by the length of their text: showing a selectable label lays its text out several
+    # times, a few ms for a long claim on a busy machine, so a step stops once this much text is in
+    CHARS_PER_STEP = 300
 
     def __init__(self, payload: AnswerPayload, question: str = "",
                  drug_title: Callable[[str], str | None] | None = None, to_check: set[int] | None = None,
-                 parent=None) -> None:
-        super().__init__(parent)
+                 parent=None, stepwise: bool = False) -> None:
+        super().__init__(style.PANELS.get(payload.decision, style.PANELS["answerable"]), parent)
         self.payload = payload
         self.to_check = to_check or set()  # citation indexes of untrusted text: the pages the notice opens
         self.question = question
@@ -100,32 +124,71 @@ class AnswerCard(QFrame):
         self.page_buttons: list[QPushButton] = []
         self._by_index = {c.index: c for c in payload.citations}
         self._last_head = ""  # a drug named once, not again on each of its dose blocks
+        self.complete = False
         self.setObjectName("answerCard")
         self.setProperty("decision", payload.decision)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 10, 12, 8)
         layout.setSpacing(6)
         if payload.decision == "abstain":
-            layout.addWidget(_label(ABSTAIN_HEADING, "abstainHeading"))
-            layout.addWidget(_label(payload.message, "abstainMessage"))
+            layout.addWidget(_label(ABSTAIN_HEADING, "abstainHeading", colour=style.ABSTAIN_FG, bold=True,
+                                    selectable=False))
+            layout.addWidget(_label(payload.message, "abstainMessage", colour=style.ABSTAIN_FG))
         elif payload.decision == "verify_pdf":
             layout.addWidget(self._verify_notice())
         elif payload.message:
             layout.addWidget(_label(payload.message, "message"))
-        for block in payload.blocks:
-            layout.addWidget(self._block(block))
+        self._blocks_at = layout.count()  # where the next block goes: above the replies and the disclaimer
         if payload.quick_replies:
             layout.addLayout(self._replies())
-        layout.addWidget(_label(payload.disclaimer, "disclaimer"))
+        layout.addWidget(_label(payload.disclaimer, "disclaimer", selectable=False,
+                                label=style.QuietLabel(payload.disclaimer)))
         layout.addLayout(self._footer())
+        self._steps = self._build_steps()
+        if stepwise:
+            self._step()
+        else:
+            for _ in self._steps:
+                pass
+            self.complete = True
+
+    # ---- building in steps --------------------------------------------------------------------------------
+
+    def _build_steps(self):
+        for block in self.payload.blocks:
+            box, part, chars = self._block(block), [], 0
+            for claim in block.claims:
+                part.append(claim)
+                chars += len(claim.text)
+                if chars >= self.CHARS_PER_STEP:
+                    self._claims(box, part)
+                    yield
+                    part, chars = [], 0
+            if part:
+                self._claims(box, part)
+                yield
+
+    def _step(self) -> None:
+        if next(self._steps, StopIteration) is StopIteration:
+            self.complete = True
+            self.built.emit()
+        else:
+            QTimer.singleShot(0, self, self._step)
+
+    def when_built(self, callback: Callable[[], None]) -> None:
+        """`callback()` once the card holds every claim (on a later turn of the event loop either way)."""
+        if self.complete:
+            QTimer.singleShot(0, self, callback)
+        else:
+            self.built.connect(callback, Qt.ConnectionType.QueuedConnection)
 
     # ---- parts --------------------------------------------------------------------------------------------
 
-    def _verify_notice(self) -> QFrame:
-        notice = QFrame()
+    def _verify_notice(self) -> style.Panel:
+        notice = style.Panel(style.VERIFY)
         notice.setObjectName("verifyNotice")
         box = QVBoxLayout(notice)
-        box.addWidget(_label(f"<b>{VERIFY_HEADING}</b>", rich=True))
+        box.addWidget(_label(VERIFY_HEADING, bold=True, selectable=False))
         box.addWidget(_label(self.payload.message))
         row = QHBoxLayout()
         seen: set[int] = set()
@@ -142,24 +205,38 @@ class AnswerCard(QFrame):
         box.addLayout(row)
         return notice
 
-    def _block(self, block) -> QWidget:
+    def _block(self, block) -> QVBoxLayout:
+        """A block's title and tags, added above the disclaimer; its claims go in the layout returned."""
         widget = QWidget()
         box = QVBoxLayout(widget)
         box.setContentsMargins(0, 4, 0, 0)
         box.setSpacing(3)
         head, parts = title_parts(block.title)
         if head != self._last_head or not parts:
-            box.addWidget(_label(head if parts else block.title, "blockTitle"))
+            box.addWidget(_label(head if parts else block.title, "blockTitle", bold=True, selectable=False))
         self._last_head = head
         if parts:
-            tags = _label(tags_html(parts), "tags", rich=True)
+            tags = _label(tags_html(parts), "tags", rich=True, selectable=False)
             tags.setAccessibleName(" · ".join(part.text for part in parts))
             box.addWidget(tags)
-        for claim in block.claims:
+        self.layout().insertWidget(self._blocks_at, widget)
+        self._blocks_at += 1
+        return box
+
+    def _claims(self, box: QVBoxLayout, claims) -> None:
+        """The claims' rows in one widget built whole before it is added: a widget shown inside a visible one lays
+        out every visible ancestor, the whole window, so one show per step, not one per label and chip."""
+        part = QWidget()
+        rows = QVBoxLayout(part)
+        rows.setContentsMargins(0, 0, 0, 0)
+        rows.setSpacing(3)
+        for claim in claims:
             row = QHBoxLayout()
             row.setSpacing(4)
-            row.addWidget(_label("•"), 0, Qt.AlignmentFlag.AlignTop)
-            row.addWidget(_label(claim.text, "claim"), 1)
+            row.addWidget(_bullet(), 0, Qt.AlignmentFlag.AlignTop)
+            claim_label = _label(claim.text, "claim")
+            claim_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # level with the bullet
+            row.addWidget(claim_label, 1)
             for index in claim.citations:
                 citation = self._by_index.get(index)
                 if citation is None:
@@ -168,13 +245,13 @@ class AnswerCard(QFrame):
                 chip.clicked.connect(lambda _=False, c=citation: self.citation_clicked.emit(c))
                 self.chips.append(chip)
                 row.addWidget(chip, 0, Qt.AlignmentFlag.AlignTop)
-            box.addLayout(row)
-        return widget
+            rows.addLayout(row)
+        box.addWidget(part)
 
     def _replies(self) -> QHBoxLayout:
         row = QHBoxLayout()
         for reply in self.payload.quick_replies:
-            button = QPushButton(reply)
+            button = style.Pill(reply, (style.REPLY, style.REPLY_HOVER, style.REPLY))
             button.setObjectName("quickReply")
             button.clicked.connect(lambda _=False, r=reply: self.reply_clicked.emit(r))
             self.reply_buttons.append(button)
@@ -204,3 +281,45 @@ class AnswerCard(QFrame):
         """Once one quick reply is sent, the others of this card are spent."""
         for button in self.reply_buttons:
             button.setEnabled(False)
+
+
+def _message(reason: str | None) -> str | None:
+    try:
+        return message_for(reason) if reason else None
+    except (ValueError, KeyError):  # a reason this version does not know: the heading says enough
+        return None
+
+
+class PastAnswer(style.Panel):
+    """A past turn as the traces keep it (app.history): what was decided, the reason's message, and a chip for
+    each passage it cited, which opens the passage in the viewer; the answer's own words are not kept."""
+
+    citation_clicked = Signal(object)  # Citation
+
+    def __init__(self, decision: str, reason: str | None, citations: list[Citation], when: str,
+                 drug_title: Callable[[str], str | None] | None = None, parent=None) -> None:
+        super().__init__(style.PAST, parent)
+        self.setObjectName("pastAnswer")
+        self.chips: list[CitationChip] = []
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.setSpacing(4)
+        heading = PAST_HEADING.format(decision=PAST_DECISIONS.get(decision, decision), when=when)
+        layout.addWidget(_label(heading, "pastHeading", colour=style.ABSTAIN_FG, bold=True, selectable=False))
+        message = _message(reason) if decision in ("abstain", "clarify", "verify_pdf") else None
+        if message:
+            layout.addWidget(_label(message, "pastMessage", colour=style.ABSTAIN_FG))
+        for citation in citations:
+            row = QHBoxLayout()
+            row.setSpacing(6)
+            chip = CitationChip(citation)
+            chip.clicked.connect(lambda _=False, c=citation: self.citation_clicked.emit(c))
+            self.chips.append(chip)
+            row.addWidget(chip, 0, Qt.AlignmentFlag.AlignTop)
+            section = SECTION_BY_KEY.get(citation.section_key)
+            title = (drug_title(citation.drug_id) if drug_title else None) or citation.drug_id
+            where = " · ".join(x for x in (title, section.heading if section else "") if x)
+            row.addWidget(_label(where, "pastWhere", selectable=False), 1)
+            layout.addLayout(row)
+        note = style.QuietLabel(PAST_NOTE)
+        layout.addWidget(_label(PAST_NOTE, "pastNote", selectable=False, label=note))

@@ -41,6 +41,7 @@ TITLE_ROLE = Qt.ItemDataRole.UserRole + 1
 DRUG_ROLE = Qt.ItemDataRole.UserRole + 2
 ROW_ROLE = Qt.ItemDataRole.UserRole + 3  # a dose statement's DoseRow
 OUTLINE_ROLE = Qt.ItemDataRole.UserRole + 4  # marks the outline's items, rebuilt when dosing.jsonl arrives
+PENDING_ROLE = Qt.ItemDataRole.UserRole + 5  # a dosage section whose outline is made when it is first opened
 
 
 class FormularyBrowser(QWidget):
@@ -64,6 +65,7 @@ class FormularyBrowser(QWidget):
         self.tree.setColumnWidth(0, 360)
         self.tree.itemActivated.connect(self._activated)
         self.tree.itemClicked.connect(self._activated)
+        self.tree.itemExpanded.connect(self._expanded)
         self.ask_button = QPushButton(ASK)
         self.ask_button.clicked.connect(self._ask)
         row = QHBoxLayout()
@@ -136,6 +138,8 @@ class FormularyBrowser(QWidget):
         self.outline_ready.emit()
 
     def _add_outlines(self) -> None:
+        """Mark each dosage section that has statements; its outline is made when it is first opened (every
+        statement of the book at once held the window for ~60 ms with 17 monographs, seconds with 684)."""
         for i in range(self.tree.topLevelItemCount()):
             top = self.tree.topLevelItem(i)
             rows = self.rows_by_drug.get(top.data(0, DRUG_ROLE), [])
@@ -143,7 +147,17 @@ class FormularyBrowser(QWidget):
                 section = top.child(j)
                 if section.data(0, OUTLINE_ROLE) == DOSAGE_KEY:
                     section.takeChildren()
-                    self._outline(section, rows)
+                    section.setData(0, PENDING_ROLE, bool(rows))
+                    section.setChildIndicatorPolicy(
+                        QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator if rows
+                        else QTreeWidgetItem.ChildIndicatorPolicy.DontShowIndicatorWhenChildless)
+                    if rows and section.isExpanded():
+                        self._expanded(section)
+
+    def _expanded(self, item: QTreeWidgetItem) -> None:
+        if item.data(0, PENDING_ROLE):
+            item.setData(0, PENDING_ROLE, False)
+            self._outline(item, self.rows_by_drug.get(item.data(0, DRUG_ROLE), []))
 
     def _outline(self, section: QTreeWidgetItem, rows: list[DoseRow]) -> None:
         """group -> indication -> route -> statements, each level in the order the book first prints it."""

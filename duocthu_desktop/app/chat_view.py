@@ -7,7 +7,8 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
-from duocthu_desktop.app.answer_card import AnswerCard, QuestionBubble
+from duocthu_desktop.app import style
+from duocthu_desktop.app.answer_card import AnswerCard, PastAnswer, QuestionBubble
 from duocthu_desktop.payload import AnswerPayload
 
 WELCOME = (
@@ -25,7 +26,10 @@ class ChatView(QScrollArea):
         self.drug_title = drug_title
         self.cards: list[AnswerCard] = []
         self.setWidgetResizable(True)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)  # a narrow chat scrolls, not clips
+        # always there: a scroll bar that appears once the chat outgrows the view narrows it, and every card's
+        # wrapped text is laid out again at the new width (about 190 ms for five cards, bench/app_bench.py)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.setFrameShape(QFrame.Shape.NoFrame)
         body = QWidget()
         self._layout = QVBoxLayout(body)
@@ -39,12 +43,15 @@ class ChatView(QScrollArea):
         self._settle.setSingleShot(True)
         self._settle.setInterval(400)
         self.verticalScrollBar().rangeChanged.connect(self._scroll)
+        self.past: list[PastAnswer] = []
         self.add_note(WELCOME)
+        self._past_at = self._layout.count() - 1  # where a continued conversation's past turns go
 
-    def _append(self, widget: QWidget, show_from: QWidget | None = None) -> None:
-        """Add `widget` and bring it into view: from the top of `show_from` (an answer is read from its question
-        down), else the bottom. Applied again as the layout settles and the scroll range grows."""
-        self._layout.insertWidget(self._layout.count() - 1, widget)
+    def _append(self, widget: QWidget, show_from: QWidget | None = None, at: int | None = None) -> None:
+        """Add `widget` (at the end, or at position `at`) and bring it into view: from the top of `show_from` (an
+        answer is read from its question down), else the bottom. Applied again as the layout settles and the
+        scroll range grows."""
+        self._layout.insertWidget(self._layout.count() - 1 if at is None else at, widget)
         self._target = show_from
         self._settle.start()
         QTimer.singleShot(0, self._scroll)
@@ -66,26 +73,33 @@ class ChatView(QScrollArea):
                    ) -> AnswerCard:
         for card in self.cards:
             card.disable_replies()
-        card = AnswerCard(payload, question, self.drug_title, to_check)
+        card = AnswerCard(payload, question, self.drug_title, to_check, stepwise=True)
         card.citation_clicked.connect(self.citation_clicked)
         card.reply_clicked.connect(self.reply_clicked)
         self.cards.append(card)
         self._append(card, show_from=self._last_question or card)
         return card
 
+    def add_past(self, question: str, answer: PastAnswer) -> None:
+        """A past turn of a continued conversation, above the note that says it continues (after the welcome)."""
+        bubble = QuestionBubble(question)
+        for widget in (bubble, answer):
+            self._append(widget, at=self._past_at)
+            self._past_at += 1
+        answer.citation_clicked.connect(self.citation_clicked)
+        self.past.append(answer)
+
     def mark_open(self, citation) -> None:
         """Outline the chips of the citation the viewer shows, so the reader sees which one is open."""
-        for card in self.cards:
+        for card in (*self.cards, *self.past):
             for chip in card.chips:
-                chip.setProperty("open", chip.citation is citation)
-                chip.style().unpolish(chip)
-                chip.style().polish(chip)
+                chip.set_active(chip.citation is citation)  # repaints only the chips that change
 
     def add_note(self, text: str) -> QLabel:
         label = QLabel(text)
         label.setWordWrap(True)
         label.setObjectName("note")
-        label.setStyleSheet("color: #666; font-style: italic;")
+        style.emphasise(label, style.NOTE_FG, italic=True)
         self._append(label)
         return label
 
@@ -95,8 +109,10 @@ class ChatView(QScrollArea):
             if item.widget() is not None:
                 item.widget().deleteLater()
         self.cards.clear()
+        self.past.clear()
         self._last_question = None
         self.add_note(WELCOME)
+        self._past_at = self._layout.count() - 1
 
     def add_button(self, text: str, slot) -> QPushButton:
         button = QPushButton(text)

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from duocthu_desktop.app import operations
+from duocthu_desktop.app import operations, style
 from duocthu_desktop.qa.conversation.memory import ConversationStore, ConversationSummary, store_key
 
 LANE = "conversations"  # the store is a small SQLite file: its reads never wait behind a turn
@@ -80,6 +80,7 @@ class ConversationList(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         heading = QLabel(HEADING)
         heading.setObjectName("blockTitle")
+        style.emphasise(heading, bold=True)
         layout.addWidget(heading)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.empty)
@@ -125,9 +126,11 @@ class ConversationList(QWidget):
     def _mark_current(self) -> None:
         for row in range(self.list.count()):
             item = self.list.item(row)
+            bold = item.data(Qt.ItemDataRole.UserRole).key == self.current_key
             font = item.font()
-            font.setBold(item.data(Qt.ItemDataRole.UserRole).key == self.current_key)
-            item.setFont(font)
+            if font.bold() != bold:  # a changed item relays the list out: only the ones that change
+                font.setBold(bold)
+                item.setFont(font)
 
     def titles(self) -> list[str]:
         return [s.title for s in self.summaries]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import multiprocessing
 import os
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ NO_DISPLAY = ("duocthu: không có màn hình (DISPLAY/WAYLAND_DISPLAY trống) 
               "trả lời câu hỏi sau trong cửa sổ dòng lệnh:")
 SCREEN_PLATFORMS = {"offscreen", "minimal", "vnc", "eglfs", "linuxfb", "wayland", "xcb"}
 SCREENSHOT_TIMEOUT_MS = 180_000
+SWITCH_INTERVAL_S = 0.001
 
 log = logging.getLogger("duocthu_desktop.app")
 
@@ -120,7 +122,17 @@ def _quit_on_interrupt(app) -> None:
     timer.start(250)
 
 
+def tune_process() -> None:
+    """Before the QApplication exists: what keeps the window answering while the core works (bench/app_bench.py).
+    A worker running the core in Python hands the interpreter lock to the UI thread within 1 ms, not Python's
+    5 ms, each time a Qt callback needs it; and Qt paints on the UI thread alone, since spreading a fill over its
+    own thread pool means waiting for those threads whenever the cores are busy."""
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    os.environ.setdefault("QT_NO_GUI_THREADPOOL", "1")
+
+
 def main(argv: list[str] | None = None) -> int:
+    multiprocessing.freeze_support()  # a frozen build's worker processes (the quote finder, the embedder)
     args = build_parser().parse_args(argv)
     setup_logging()
     settings = Settings.load(index=args.index, model=args.model, engine=args.engine)
@@ -136,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     from duocthu_desktop.app import operations
     from duocthu_desktop.app.main_window import MainWindow
 
+    tune_process()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("duocthu")
     window = MainWindow(settings, pdf, warm_up=not args.screenshot)

@@ -6,19 +6,19 @@ rebuilding. The window only shows what comes back.
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
     QHBoxLayout,
     QLabel,
     QMainWindow,
-    QProgressBar,
     QPushButton,
     QSplitter,
     QTabWidget,
@@ -27,9 +27,11 @@ from PySide6.QtWidgets import (
 )
 
 from duocthu_desktop.app import operations, style
+from duocthu_desktop.app.answer_card import PastAnswer
 from duocthu_desktop.app.browser import FormularyBrowser
+from duocthu_desktop.app.busy import BusyLabel
 from duocthu_desktop.app.chat_view import ChatView
-from duocthu_desktop.app.conversations import ConversationList, beside
+from duocthu_desktop.app.conversations import ConversationList, beside, when
 from duocthu_desktop.app.question_box import QuestionBox
 from duocthu_desktop.app.rebuild_dialog import RebuildDialog
 from duocthu_desktop.app.session import SAMPLE_INDEX, Session, default_index, find_pdf
@@ -46,6 +48,7 @@ TITLE = "Dược thư Quốc gia Việt Nam 2018 — tra cứu"
 OPENING = "Đang mở chỉ mục…"
 WARMING = "Đang tải mô hình tìm kiếm (câu hỏi vẫn được trả lời)…"
 BUSY = "Đang tra cứu…"
+STILL_WORKING = "đang chạy"
 SEND = "Gửi"
 CANCEL = "Hủy"
 NEW_CHAT = "Hội thoại mới"
@@ -63,6 +66,8 @@ MENU_FILE, MENU_VIEW = "&Tệp", "&Xem"
 ACT_OPEN_PDF, ACT_REBUILD, ACT_QUIT = "Mở tệp PDF…", "Xây dựng lại chỉ mục…", "Thoát"
 ACT_BIGGER, ACT_SMALLER = "Chữ to hơn", "Chữ nhỏ hơn"
 ACT_SETTINGS = "Cài đặt…"
+ACT_CONVERSATIONS = "Danh sách hội thoại"
+NARROW_PX = 1200  # narrower than this, the window opens without the list of conversations
 CONTINUING = "Tiếp tục hội thoại «{title}». Câu hỏi trước (đã che thông tin cá nhân): {question}"
 REOPEN_KEYS = ("index_dir", "engine", "gguf_model")  # a change of these opens the index again
 PDF_FILTER = "Tệp PDF (*.pdf)"
@@ -72,7 +77,17 @@ Opener = Callable[[Settings, Path | None], Session]
 
 def open_session(settings: Settings, pdf: Path | None) -> Session:
     apply_threads(settings)
-    return Session.open(settings, pdf, warm_up=False)
+    session = Session.open(settings, pdf, warm_up=False, embed_in_worker=True)
+    # what the open index holds (every chunk, the catalog) stays for the session: out of the collector's sight, a
+    # full collection no longer walks it and stops every thread for ~0.2-0.4 s at some turn (bench/app_bench.py)
+    gc.freeze()
+    return session
+
+
+def with_document(session: Session) -> tuple[Session, object]:
+    """On the worker that opened the index: the viewer's PDF loaded too (on the UI thread it held the window
+    ~130 ms for the 56-page sample, bench/app_bench.py)."""
+    return session, SourceViewer.load_document(session.pdf_path)
 
 
 def remember_index(index_dir: Path) -> None:
@@ -89,9 +104,11 @@ def remember_index(index_dir: Path) -> None:
 class MainWindow(QMainWindow):
     session_ready = Signal()
     session_failed = Signal(str)
-    answer_shown = Signal(object)  # the AnswerCard
+    answer_arrived = Signal()  # a turn's answer reached the UI thread: its card is being built and shown
+    answer_shown = Signal(object)  # the AnswerCard, built, its first citation's page opened
     turn_failed = Signal(str)
     citation_located = Signal(object)  # the Citation, once its page is open and its quote highlighted
+    past_shown = Signal(int)  # a continued conversation's earlier turns are in the chat (how many)
 
     def __init__(self, settings: Settings | None = None, pdf: Path | None = None,
                  opener: Opener | None = None, warm_up: bool = True) -> None:
@@ -106,8 +123,8 @@ class MainWindow(QMainWindow):
         self.turn_question = ""
         self.setWindowTitle(TITLE)
         self.text_pt = self.settings.text_size or self._system_text_pt()
-        self.setStyleSheet(style.sheet(self.text_pt))
-        self.resize(1440, 900)
+        style.set_text_size(self, self.text_pt)
+        self._fit_to_screen(1440, 900)
         self._build()
         self._menus()
 
@@ -123,18 +140,14 @@ class MainWindow(QMainWindow):
         self.send_button.clicked.connect(self.question_box.submit)
         new_chat = QPushButton(NEW_CHAT)
         new_chat.clicked.connect(self.new_conversation)
-        self.busy_label = QLabel(BUSY)
-        self.busy_bar = QProgressBar()
-        self.busy_bar.setRange(0, 0)
-        self.busy_bar.setMaximumHeight(10)
+        self.busy_label = BusyLabel(BUSY)
         self.cancel_button = QPushButton(CANCEL)
         self.cancel_button.setShortcut(QKeySequence(Qt.Key.Key_Escape))
         self.cancel_button.clicked.connect(self.cancel_turn)
         self.busy_row = QWidget()
         busy = QHBoxLayout(self.busy_row)
         busy.setContentsMargins(0, 0, 0, 0)
-        busy.addWidget(self.busy_label)
-        busy.addWidget(self.busy_bar, 1)
+        busy.addWidget(self.busy_label, 1)
         busy.addWidget(self.cancel_button)
         self.busy_row.hide()
         ask_row = QHBoxLayout()
@@ -170,12 +183,19 @@ class MainWindow(QMainWindow):
         splitter.setSizes([620, 800])
         self.setCentralWidget(splitter)
         self.status_label = QLabel(OPENING)
-        self.status_bar_busy = QProgressBar()
-        self.status_bar_busy.setRange(0, 0)
-        self.status_bar_busy.setMaximumWidth(160)
+        self.status_bar_busy = BusyLabel(STILL_WORKING)
         self.statusBar().addWidget(self.status_label, 1)
         self.statusBar().addPermanentWidget(self.status_bar_busy)
         self._set_ready(False)
+
+    def _fit_to_screen(self, width: int, height: int) -> None:
+        """The window's first size, within the screen's free area (a 1366 x 768 laptop, a screen scaled x2)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        room = screen.availableGeometry() if screen is not None else None
+        real = QGuiApplication.platformName() not in ("offscreen", "minimal")  # their 800 x 600 is no screen
+        if real and room is not None and room.width() > 0 and room.height() > 0:
+            width, height = min(width, room.width()), min(height, room.height())
+        self.resize(width, height)
 
     def _menus(self) -> None:
         file_menu = self.menuBar().addMenu(MENU_FILE)
@@ -192,10 +212,16 @@ class MainWindow(QMainWindow):
         smaller.setShortcut(QKeySequence(QKeySequence.StandardKey.ZoomOut))
         smaller.triggered.connect(lambda: self.text_size(-1))
         view_menu.addActions([bigger, smaller])
+        self.list_action = QAction(ACT_CONVERSATIONS, self, checkable=True)
+        self.list_action.setShortcut(QKeySequence(Qt.Key.Key_F9))
+        self.list_action.toggled.connect(self.conversations.setVisible)
+        self.list_action.setChecked(self.width() >= NARROW_PX)  # a narrow window gives the chat its room
+        self.conversations.setVisible(self.list_action.isChecked())
+        view_menu.addAction(self.list_action)
 
     def text_size(self, step: int) -> None:
         self.text_pt = min(28.0, max(7.0, self.text_pt + step))
-        self.setStyleSheet(style.sheet(self.text_pt))
+        style.set_text_size(self, self.text_pt)
 
     def _set_ready(self, ready: bool) -> None:
         self.send_button.setEnabled(ready and self.turn is None)
@@ -213,14 +239,15 @@ class MainWindow(QMainWindow):
         self.status_label.setText(OPENING)
         self._set_ready(False)
         settings, pdf, opener = self.settings, self.pdf, self.opener
-        operations.run(lambda task: opener(settings, pdf), on_success=self._opened,
+        operations.run(lambda task: with_document(opener(settings, pdf)), on_success=self._opened,
                        on_failure=self._open_failed, name="open-index")
 
-    def _opened(self, session: Session) -> None:
+    def _opened(self, opened: tuple[Session, object]) -> None:
+        session, document = opened
         self.session = session
         self.viewer.printed_for = session.printed_for
         self.viewer.physical_for = session.physical_for
-        self.viewer.open_pdf(session.pdf_path)
+        self.viewer.open_pdf(session.pdf_path, document)
         self.viewer.set_warning(session.pdf_message)
         self.browser.set_monographs(session.monographs, session.physical_for,
                                     getattr(session.assistant, "catalog", None))
@@ -298,10 +325,18 @@ class MainWindow(QMainWindow):
         payload, to_check = result
         self.turn = None
         self._show_busy(False)
+        self.answer_arrived.emit()
         card = self.chat.add_answer(payload, self.turn_question, to_check)
-        if payload.citations:  # the first page to check, else the first cited
-            self.open_citation(next((c for c in payload.citations if c.index in to_check), payload.citations[0]))
-        self.answer_shown.emit(card)
+        # the card fills in over a few turns of the event loop, and the cited page opens after it, so that no one
+        # step holds the UI thread for long (bench/app_bench.py measures the longest)
+        card.when_built(lambda: self._open_first_citation(card))
+
+    def _open_first_citation(self, card) -> None:
+        payload = card.payload
+        if payload.citations and card in self.chat.cards:  # the first page to check, else the first cited
+            first = next((c for c in payload.citations if c.index in card.to_check), payload.citations[0])
+            self.open_citation(first)
+        QTimer.singleShot(0, self, lambda: self.answer_shown.emit(card))
 
     def _turn_failed(self, err: BaseException) -> None:
         self.turn = None
@@ -362,6 +397,7 @@ class MainWindow(QMainWindow):
     def show_rebuild(self) -> RebuildDialog:
         pdf = self.session.pdf_path if self.session is not None else self.pdf
         dialog = RebuildDialog(self.rebuild_target(), pdf, self)
+        dialog.setFont(self.font())  # a dialog is a window of its own: the text size does not reach it by itself
         dialog.rebuilt.connect(self.reopen)
         dialog.show()
         return dialog
@@ -378,14 +414,15 @@ class MainWindow(QMainWindow):
         settings, opener, chosen = self.settings, self.opener, self.pdf
 
         def work(task: operations.Task) -> Session:
+            gc.unfreeze()  # the old index's objects may be collected once closed; the new ones are frozen again
             if old is not None:
                 old.close()
-            return opener(settings, chosen)
+            return with_document(opener(settings, chosen))
 
         operations.run(work, on_success=self._reopened, on_failure=self._open_failed, name="reopen-index")
 
-    def _reopened(self, session: Session) -> None:
-        self._opened(session)
+    def _reopened(self, opened: tuple[Session, object]) -> None:
+        self._opened(opened)
         self.chat.add_note(REOPENED)
 
     # ---- past conversations (app.conversations) and settings (app.settings_dialog) --------------------------
@@ -407,6 +444,18 @@ class MainWindow(QMainWindow):
         self.chat.add_note(CONTINUING.format(title=summary.title, question=summary.last_question))
         self.tabs.setCurrentIndex(0)
         self.question_box.setFocus()
+        session, key, chosen = self.session, summary.key, summary.conversation_id
+        if session is not None:  # its earlier turns, read back from the traces, go above the note
+            operations.run(lambda task: session.history(key), on_success=lambda turns: self._show_past(chosen, turns),
+                           on_failure=lambda err: log.warning("past turns not read: %s", err), name="history")
+
+    def _show_past(self, conversation_id: str, turns) -> None:
+        if conversation_id != self.conversation_id:
+            return  # another conversation was chosen meanwhile
+        for turn, citations in turns:
+            self.chat.add_past(turn.question, PastAnswer(turn.decision, turn.reason, citations, when(turn.asked_at),
+                                                         self._drug_title))
+        self.past_shown.emit(len(turns))
 
     def _conversation_deleted(self, key: str) -> None:
         if store_key(self.conversation_id) == key:
@@ -418,6 +467,7 @@ class MainWindow(QMainWindow):
 
     def show_settings(self) -> SettingsDialog:
         dialog = SettingsDialog(self)
+        dialog.setFont(self.font())
         dialog.saved.connect(self.settings_saved)
         dialog.show()
         return dialog
@@ -427,7 +477,7 @@ class MainWindow(QMainWindow):
         self.settings = Settings.model_validate({**self.settings.model_dump(), **changed})
         if "text_size" in changed:
             self.text_pt = self.settings.text_size or self._system_text_pt()
-            self.setStyleSheet(style.sheet(self.text_pt))
+            style.set_text_size(self, self.text_pt)
         if "pdf_path" in changed:
             self.pdf = self.settings.pdf_path
             pdf = find_pdf(self.settings, self.session.index_dir) if self.session is not None else None

@@ -12,6 +12,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from duocthu_desktop.app.history import PastTurn, citation_of, past_turns
 from duocthu_desktop.artifacts import PAGES_FILE, Chunk, Monograph, PageMap
 from duocthu_desktop.payload import AnswerPayload, Citation
 from duocthu_desktop.pdf_locate import LocatorProcess
@@ -90,28 +91,42 @@ class Session:
     # ---- opening ------------------------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, settings: Settings, pdf_path: Path | None = None, warm_up: bool = True) -> Session:
-        """Open the index the settings name (IndexError_ when there is none), then load the embedding model."""
+    def open(cls, settings: Settings, pdf_path: Path | None = None, warm_up: bool = True,
+             embed_in_worker: bool = False) -> Session:
+        """Open the index the settings name (IndexError_ when there is none), then load the embedding model (in
+        a worker process with `embed_in_worker`, as the window does: app.embed_process)."""
         from duocthu_desktop.qa.pipeline import Assistant
 
         index_dir = default_index(settings)
         if index_dir is not None and settings.index_dir is None:
             settings = settings.model_copy(update={"index_dir": index_dir})
-        assistant = Assistant.open(settings)
+        embedder = None
+        if embed_in_worker:
+            from duocthu_desktop.app.embed_process import EmbedderProcess
+
+            embedder = EmbedderProcess(settings.embedding_model_dir)
+        try:
+            assistant = Assistant.open(settings, embedder=embedder)
+        except BaseException:
+            if embedder is not None:
+                embedder.close()
+            raise
         session = cls(assistant, settings, index_dir, find_pdf(settings, index_dir, pdf_path), owns_index=True)
         if warm_up:
             assistant.warm_up()
         return session
 
     def close(self) -> None:
-        """Release the index (the Chroma client) and the PDF, so a rebuilt index can replace the folder."""
+        """Release the index (the Chroma client), the PDF and the embedding worker, so a rebuilt index can
+        replace the folder."""
         self._close_locator()
         if not self.owns_index:
             return
         service = getattr(self.assistant, "service", None)
-        close = getattr(service, "close", None)
-        if callable(close):
-            close()
+        for closable in (service, getattr(service, "embedder", None)):
+            close = getattr(closable, "close", None)
+            if callable(close):
+                close()
 
     # ---- the question path --------------------------------------------------------------------------------
 
@@ -126,6 +141,22 @@ class Session:
             if chunk is not None and chunk.quarantined:
                 found.add(citation.index)
         return found
+
+    def history(self, key: str) -> list[tuple[PastTurn, list[Citation]]]:
+        """A past conversation's traced turns, each with a citation per passage it cited (app.history)."""
+        turns = past_turns(getattr(self.assistant, "traces", None), key)
+        shown = []
+        for turn in turns:
+            passages: dict[tuple, dict] = {}  # each passage once, though several claims cited it
+            for cited in turn.cited:
+                passages.setdefault((str(cited["chunk_id"]), cited.get("printed_page")), cited)
+            found = []
+            for cited in passages.values():
+                made = citation_of(len(found) + 1, cited, self.chunk(str(cited["chunk_id"])), self.physical_for)
+                if made is not None:
+                    found.append(made)
+            shown.append((turn, found))
+        return shown
 
     @staticmethod
     def new_conversation() -> str:

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from duocthu_desktop.app import style
 from duocthu_desktop.settings import Settings, settings_file
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,7 @@ class SettingsDialog(QDialog):
         note.setWordWrap(True)
         self.error = QLabel()
         self.error.setObjectName("pdfWarning")
+        style.emphasise(self.error, style.WARNING_FG)
         self.error.setWordWrap(True)
         self.error.hide()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
