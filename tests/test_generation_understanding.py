@@ -15,7 +15,10 @@ SLIP = QueryFrame(question="Liều paraxetamon cho trẻ?", turn_type="dosing", 
 
 def test_only_an_unsure_reading_goes_to_the_model() -> None:
     assert understanding.unsure(SLIP)
-    assert understanding.unsure(QueryFrame(question="x", turn_type="drug_attribute", drug_ids=["aspirin"]))
+    assert understanding.unsure(QueryFrame(question="aspirin thì sao với dạ dày", turn_type="drug_attribute",
+                                           drug_ids=["aspirin"], drug_mentions={"aspirin": "aspirin"}))
+    assert not understanding.unsure(QueryFrame(question="Aspirin?", turn_type="drug_attribute", drug_ids=["aspirin"],
+                                               drug_mentions={"aspirin": "Aspirin"}))
     assert not understanding.unsure(QueryFrame(question="x", turn_type="dosing", drug_ids=["aspirin"],
                                                section_key="lieu_luong_cach_dung"))
     assert not understanding.unsure(QueryFrame(question="x", turn_type="out_of_scope"))

@@ -204,3 +204,16 @@ def test_a_corrupt_gguf_is_refused_with_what_to_do(qa_service, catalog, tmp_path
     a = Assistant(qa_service, catalog=catalog, settings=settings, engine_name="generative")
     assert a.engine is None and "broken.gguf" in a.engine_error and time.monotonic() - started < 30
     assert a.ask(PARACETAMOL).reason == "provider_unavailable"
+
+
+def test_a_dose_is_copied_character_for_character_or_repaired(make) -> None:
+    def paraphrase_first_time(cs, n):
+        return [{**c, "text": c["text"].replace("mg/kg/24", "mg/kg trong 24")} for c in cs] if n == 1 else cs
+    model = CopyingModel(edit_claims=paraphrase_first_time)
+    a = make(model)
+    p = a.ask(PARACETAMOL)
+    assert p.engine == "generative" and a.last_generation.repaired
+    assert "90 mg/kg/24" in model.calls[2][1][-1]["content"].split("include these passages:")[1]
+    strict = make(CopyingModel(edit_claims=lambda cs, n: [{**c, "text": c["text"].replace("mg/kg/24", "mg/kg trong 24")}
+                                                           for c in cs]), fallback=False)
+    assert strict.ask(PARACETAMOL).reason == "incomplete_answer"

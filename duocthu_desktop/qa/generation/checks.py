@@ -9,6 +9,7 @@ titles, in its order, so a dose stays under the label that names its group and r
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from duocthu_desktop.payload import Block, Claim, Reason
@@ -17,6 +18,13 @@ from duocthu_desktop.qa.answers.engine_types import EngineAnswer
 from duocthu_desktop.qa.generation.evidence import EvidenceBlock
 from duocthu_desktop.qa.verification import grounding
 from duocthu_desktop.text import fold
+
+# A dose as printed: a number or range, its unit, and what follows its slashes ("0,5 - 1 g/lần", "90 mg/kg/24").
+DOSE = re.compile(
+    r"(?<![\d.,])\d+(?:[.,]\d+)*(?:\s*(?:-|–|đến)\s*\d+(?:[.,]\d+)*)?\s*"
+    r"(?:mg|g|microgam|mcg|ml|mmol|đvqt|IU|UI|%)(?![^\W\d_])(?:\s*/\s*[^\s,;.()]+)*",
+    re.IGNORECASE,
+)
 
 # Words that turn "the book lists it" into advice the book does not give; allowed only when the cited quote has them.
 OVERCLAIMS = ("an toàn", "đầu tay", "ưu tiên", "tốt nhất", "hàng đầu", "nên chọn", "không có tương tác",
@@ -33,7 +41,7 @@ class WrittenClaim:
 class CheckResult:
     code: Reason | None = None
     detail: str = ""
-    uncovered: list[EvidenceBlock] = field(default_factory=list)  # blocks no claim cites (for the repair call)
+    uncovered: list[str] = field(default_factory=list)  # blocks no claim cites, doses not copied (for the repair)
 
     @property
     def ok(self) -> bool:
@@ -98,7 +106,23 @@ def check(
     dropped = [b for b in blocks if b.warning and b.number not in cited]
     if dropped:
         return CheckResult(Reason.INCOMPLETE_ANSWER, f"warning blocks {[b.number for b in dropped]} left out")
-    return CheckResult(uncovered=[b for b in blocks if b.number not in cited])
+    uncovered = [b.citation.quote.strip() for b in blocks if b.number not in cited]
+    return CheckResult(uncovered=uncovered + _doses_not_copied(claims, by_number))
+
+
+def _doses_not_copied(claims: list[WrittenClaim], by_number: dict[int, EvidenceBlock]) -> list[str]:
+    """Each dose a cited block prints must stand in the claims citing it character for character ("0,5 - 1 g/lần"
+    is not "0,5 - 1 g mỗi lần"): a dose is copied, never paraphrased."""
+    missing: list[str] = []
+    for number, block in by_number.items():
+        said = " ".join(clean(c.text) for c in claims if number in c.citations)
+        if not said:
+            continue
+        for dose in DOSE.findall(block.citation.quote):
+            dose = " ".join(dose.split())
+            if dose not in " ".join(said.split()) and dose not in missing:
+                missing.append(dose)
+    return missing
 
 
 def _list_mode(claim: WrittenClaim, by_number: dict[int, EvidenceBlock], names: dict[str, list[str]]) -> str:

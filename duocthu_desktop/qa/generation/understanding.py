@@ -11,6 +11,7 @@ the decision table still decides what is required. A reply that is not the asked
 from __future__ import annotations
 
 import difflib
+import re
 import threading
 
 from duocthu_desktop.payload import Reason
@@ -40,8 +41,16 @@ def unsure(frame: QueryFrame) -> bool:
             "smalltalk", "out_of_scope"):
         return False
     no_drug_but_drug_like = not frame.drug_ids and bool(frame.unknown_drugs)
-    no_section = bool(frame.drug_ids) and frame.turn_type == "drug_attribute" and frame.section_key is None
+    no_section = bool(frame.drug_ids) and frame.turn_type == "drug_attribute" and frame.section_key is None \
+        and _words_besides_drugs(frame) >= 2  # a bare "Metformin" asks nothing: the person is asked, not guessed
     return no_drug_but_drug_like or no_section or frame.turn_type == "unknown"
+
+
+def _words_besides_drugs(frame: QueryFrame) -> int:
+    text = frame.question
+    for said in frame.drug_mentions.values():
+        text = text.replace(said, " ")
+    return len(re.findall(r"\w+", text))
 
 
 def shortlist(frame: QueryFrame, catalog: Catalog) -> dict[str, list[str]]:

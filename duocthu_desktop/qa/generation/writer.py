@@ -165,7 +165,7 @@ class GenerativeWriter:
         if rejected:
             n, why = rejected[0]
             raise _Failed(Reason.UNSUPPORTED_CLAIM, f"judge rejected claim {n}: {why}")
-        return judge.objections(missing, claims, blocks) + [b.citation.quote.strip() for b in result.uncovered]
+        return judge.objections(missing, claims, blocks) + result.uncovered
 
     def _call(self, messages, schema, max_tokens, budget: Budget, cancel, stats) -> str:
         deadline = budget.next_call()
