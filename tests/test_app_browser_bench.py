@@ -44,7 +44,7 @@ class BookOnlyAssistant:
         self.service = BookService(monographs, chunks)
         self.catalog = catalog
 
-    def ask(self, question, conversation_id=None):
+    def ask(self, question, conversation_id=None, cancel=None):
         raise AssertionError("no turn in these tests")
 
     def warm_up(self) -> float:

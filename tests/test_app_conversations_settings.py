@@ -15,7 +15,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before pytest-qt makes 
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QDialogButtonBox, QInputDialog, QLabel, QMessageBox  # noqa: E402
 
-from duocthu_desktop.app import operations  # noqa: E402
+from duocthu_desktop.app import operations, settings_dialog  # noqa: E402
 from duocthu_desktop.app.main_window import MainWindow  # noqa: E402
 from duocthu_desktop.app.session import Session, default_index, find_pdf  # noqa: E402
 from duocthu_desktop.app.settings_dialog import NOT_FILE, PDF  # noqa: E402
@@ -47,7 +47,7 @@ class RememberingAssistant:
         self.service = FakeService()
         self.asked: list[tuple[str, str | None]] = []
 
-    def ask(self, question: str, conversation_id: str | None = None) -> AnswerPayload:
+    def ask(self, question: str, conversation_id: str | None = None, cancel=None) -> AnswerPayload:
         self.asked.append((question, conversation_id))
         prior = self.conversations.load(conversation_id) if conversation_id else None
         said = f"{prior.frame.question} {question}" if prior is not None else question
@@ -136,7 +136,9 @@ def test_settings_saved_in_the_dialog_survive_a_restart(qtbot, config, start_win
     assert reopened.engine.currentData() == "generative" and reopened.text_size.value() == 14
 
 
-def test_a_field_that_cannot_be_used_is_said_and_nothing_is_saved(qtbot, config, start_window, tmp_path):
+def test_a_field_that_cannot_be_used_is_said_and_nothing_is_saved(qtbot, config, start_window, tmp_path,
+                                                                   monkeypatch):
+    monkeypatch.setattr(settings_dialog, "default_gguf", lambda: tmp_path / "not-prepared.gguf")
     window = start_window(RememberingAssistant(ConversationStore(tmp_path / "c.sqlite3")))
     dialog = window.show_settings()
     missing = tmp_path / "nowhere.pdf"
@@ -293,3 +295,12 @@ def test_a_continued_conversation_shows_its_earlier_turns_and_what_they_cited(
     order = [layout.itemAt(i).widget() for i in range(layout.count() - 1)]
     note = next(w for w in order if isinstance(w, QLabel) and w.text().startswith("Tiếp tục hội thoại"))
     assert order.index(second) < order.index(note)  # the earlier turns above the note that it continues
+
+
+def test_a_generative_engine_with_no_loadable_model_is_said_in_the_status_bar(qtbot, config, start_window, tmp_path):
+    assistant = RememberingAssistant(ConversationStore(tmp_path / "c.sqlite3"))
+    assistant.engine_name = "generative"
+    assistant.engine_error = "no GGUF model at /nowhere.gguf: run `duocthu-models prepare` or pass --model GGUF"
+    window = start_window(assistant)
+    assert "mô hình ngôn ngữ — KHÔNG dùng được" in window.status_label.text()
+    assert "/nowhere.gguf" in window.status_label.toolTip()

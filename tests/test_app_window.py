@@ -58,7 +58,7 @@ class ScriptedAssistant:
         self.gate: threading.Event | None = None
         self.service = FakeService(monographs, chunks)
 
-    def ask(self, question: str, conversation_id: str | None = None) -> AnswerPayload:
+    def ask(self, question: str, conversation_id: str | None = None, cancel=None) -> AnswerPayload:
         self.asked.append((question, conversation_id))
         if self.gate is not None:
             self.gate.wait(10)

@@ -62,6 +62,8 @@ REOPENING = "Đang mở lại chỉ mục mới…"
 REOPENED = "Đã mở chỉ mục mới."
 STATUS = "Chỉ mục: {monographs} chuyên luận · {chunks} đoạn · dựng {built} · mô hình {model}   |   Chế độ: {engine}"
 ENGINES = {"extractive": "trích nguyên văn", "generative": "mô hình ngôn ngữ"}
+ENGINE_UNAVAILABLE = (" — KHÔNG dùng được: không tải được tệp GGUF (chạy `duocthu-models prepare` hoặc chọn tệp "
+                      "trong Cài đặt; mọi câu trả lời sẽ bị từ chối cho đến khi sửa)")
 MENU_FILE, MENU_VIEW = "&Tệp", "&Xem"
 ACT_OPEN_PDF, ACT_REBUILD, ACT_QUIT = "Mở tệp PDF…", "Xây dựng lại chỉ mục…", "Thoát"
 ACT_BIGGER, ACT_SMALLER = "Chữ to hơn", "Chữ nhỏ hơn"
@@ -274,9 +276,14 @@ class MainWindow(QMainWindow):
             return
         facts = self.session.facts()
         engine = self.session.engine()
+        shown = ENGINES.get(engine, engine)
+        error = self.session.engine_error()
+        if error:  # the person sees why every answer abstains, and what to do
+            shown += ENGINE_UNAVAILABLE
+            self.status_label.setToolTip(error)
         self.status_label.setText(STATUS.format(monographs=facts.monographs, chunks=facts.chunks or "?",
                                                 built=facts.built_at or "?", model=facts.model or "?",
-                                                engine=ENGINES.get(engine, engine)))
+                                                engine=shown))
 
     def _open_failed(self, err: BaseException) -> None:
         reason = str(err) if isinstance(err, DuocthuError) else f"{type(err).__name__}: {err}"
@@ -302,7 +309,7 @@ class MainWindow(QMainWindow):
         session, conversation = self.session, self.conversation_id
         self.turn_question = text
         def work(task: operations.Task) -> tuple[AnswerPayload, set[int]]:
-            payload = session.ask(text, conversation)
+            payload = session.ask(text, conversation, task.cancel_event)
             return payload, session.quarantined(payload) if payload.decision == "verify_pdf" else set()
 
         self.turn = operations.run(work, on_success=self._answered, on_failure=self._turn_failed, name="turn")

@@ -130,8 +130,9 @@ class Session:
 
     # ---- the question path --------------------------------------------------------------------------------
 
-    def ask(self, question: str, conversation_id: str | None) -> AnswerPayload:
-        return self.assistant.ask(question, conversation_id=conversation_id)
+    def ask(self, question: str, conversation_id: str | None, cancel=None) -> AnswerPayload:
+        """One turn; `cancel` (a threading.Event) stops the language model's generation when set."""
+        return self.assistant.ask(question, conversation_id=conversation_id, cancel=cancel)
 
     def quarantined(self, payload: AnswerPayload) -> set[int]:
         """The citations whose text the index does not trust as read (tables, flagged text): the pages to check."""
@@ -196,6 +197,10 @@ class Session:
 
     def engine(self) -> str:
         return getattr(self.assistant, "engine_name", None) or self.settings.engine
+
+    def engine_error(self) -> str | None:
+        """Why the configured engine cannot answer (no loadable GGUF), or None."""
+        return getattr(self.assistant, "engine_error", None)
 
     # ---- pages and the PDF --------------------------------------------------------------------------------
 

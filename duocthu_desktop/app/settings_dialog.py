@@ -40,11 +40,12 @@ SAVE, CANCEL = "Lưu", "Hủy"
 AUTO, SYSTEM = "Tự động", "Theo hệ thống"
 FROM_INDEX = "(tệp mà chỉ mục được dựng từ)"
 SAMPLE = "(chỉ mục mẫu)"
-ENGINES = (("extractive", "Trích nguyên văn"), ("generative", "Mô hình ngôn ngữ (cần tệp GGUF)"))
+ENGINES = (("extractive", "Trích nguyên văn"), ("generative", "Mô hình ngôn ngữ (tệp GGUF)"))
 LATER = "Chỉ mục, chế độ và mô hình: chỉ mục được mở lại khi lưu. Số luồng: có hiệu lực khi khởi động lại."
 NOT_FILE = "{what}: không tìm thấy tệp {path}"
 NOT_DIR = "{what}: không tìm thấy thư mục {path}"
-NEEDS_MODEL = "Chế độ mô hình ngôn ngữ cần một tệp GGUF."
+NEEDS_MODEL = ("Chế độ mô hình ngôn ngữ cần một tệp GGUF: chọn tệp, hoặc chạy `duocthu-models prepare` để có mô hình "
+               "mặc định (Qwen2.5-Coder-1.5B).")
 NOT_SAVED = "Không lưu được cài đặt ({reason})."
 PDF_FILTER, GGUF_FILTER = "Tệp PDF (*.pdf)", "Mô hình GGUF (*.gguf)"
 
@@ -155,7 +156,7 @@ class SettingsDialog(QDialog):
                 found.append(NOT_FILE.format(what=what, path=values[key]))
         if values["index_dir"] and not Path(values["index_dir"]).is_dir():
             found.append(NOT_DIR.format(what=INDEX, path=values["index_dir"]))
-        if values["engine"] == "generative" and not values["gguf_model"]:
+        if values["engine"] == "generative" and not values["gguf_model"] and not default_gguf().is_file():
             found.append(NEEDS_MODEL)
         return found
 
@@ -180,3 +181,10 @@ class SettingsDialog(QDialog):
             self.saved.emit(changed)
         self.accept()
         return True
+
+
+def default_gguf() -> Path:
+    """The default language model `duocthu-models prepare` assembles (used when no GGUF is chosen)."""
+    from models import gguf
+
+    return gguf.model_path()
