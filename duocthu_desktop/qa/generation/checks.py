@@ -26,6 +26,10 @@ DOSE = re.compile(
     re.IGNORECASE,
 )
 
+# Share of a block's words the claims citing it must keep (a light rewording keeps far more; a dropped item does not).
+MIN_COVERAGE = 0.7
+_WORDS = re.compile(r"\w+")
+
 # Words that turn "the book lists it" into advice the book does not give; allowed only when the cited quote has them.
 OVERCLAIMS = ("an toàn", "đầu tay", "ưu tiên", "tốt nhất", "hàng đầu", "nên chọn", "không có tương tác",
               "không tương tác", "không sao", "vô hại")
@@ -106,8 +110,17 @@ def check(
     dropped = [b for b in blocks if b.warning and b.number not in cited]
     if dropped:
         return CheckResult(Reason.INCOMPLETE_ANSWER, f"warning blocks {[b.number for b in dropped]} left out")
-    uncovered = [b.citation.quote.strip() for b in blocks if b.number not in cited]
+    uncovered = [b.citation.quote.strip() for b in blocks
+                 if b.number not in cited or _coverage(b, claims) < MIN_COVERAGE]
     return CheckResult(uncovered=uncovered + _doses_not_copied(claims, by_number))
+
+
+def _coverage(block: EvidenceBlock, claims: list[WrittenClaim]) -> float:
+    """How much of a block's wording the claims citing it keep: a rewording keeps most of the book's words, a
+    claim that kept one item of a contraindication list and dropped the rest does not."""
+    words = set(_WORDS.findall(fold(block.citation.quote)))
+    said = set(_WORDS.findall(fold(" ".join(c.text for c in claims if block.number in c.citations))))
+    return len(words & said) / len(words) if words else 1.0
 
 
 def _doses_not_copied(claims: list[WrittenClaim], by_number: dict[int, EvidenceBlock]) -> list[str]:

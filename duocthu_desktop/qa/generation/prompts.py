@@ -26,8 +26,8 @@ SYSTEM = (
     "0,5 - 1 g/lần; 7,5 stays 7,5): never round, never convert units, never compute a dose.\n"
     "3. Keep each dose with its own group, route and indication as its block label says; never move a dose to "
     "another group, route or indication.\n"
-    "4. Answer as JSON {\"claims\": [{\"text\": ..., \"citations\": [block numbers]}]}: one short sentence per "
-    "claim, each citing every block that contains what it says.\n"
+    "4. Answer as JSON {\"claims\": [{\"citations\": [block number], \"text\": ...}]}: one short sentence per "
+    "claim, each citing the block that contains what it says.\n"
     "5. Keep the blocks' order: warnings (contraindications, cautions) come before doses.\n"
     "6. If the evidence does not give something the question asks, say plainly that the book does not give it.\n"
     "7. 'Indicated for' never becomes 'first-line', 'preferred', 'best' or 'safe'; 'not found' never becomes "
@@ -37,9 +37,9 @@ SYSTEM = (
     "Example. Evidence blocks:\n[1] (Thuốc A · Chống chỉ định · suy gan)\nSuy gan nặng.\n[2] (Thuốc A · Liều lượng và "
     "cách dùng · Người lớn · uống)\nNgười lớn: Uống 500 mg/lần, 2 lần/ngày.\n[3] (Thuốc A · Liều lượng và cách dùng · "
     "Người lớn · uống · liều tối đa)\nTối đa 2 g/ngày.\nQuestion: Liều thuốc A cho người … tuổi suy gan?\nAnswer: "
-    "{\"claims\": [{\"text\": \"Thuốc A chống chỉ định khi suy gan nặng.\", \"citations\": [1]}, {\"text\": "
-    "\"Người lớn uống 500 mg/lần, 2 lần/ngày.\", \"citations\": [2]}, {\"text\": \"Liều tối đa là 2 g/ngày.\", "
-    "\"citations\": [3]}]}\n"
+    "{\"claims\": [{\"citations\": [1], \"text\": \"Thuốc A chống chỉ định khi suy gan nặng.\"}, {\"citations\": "
+    "[2], \"text\": \"Người lớn uống 500 mg/lần, 2 lần/ngày.\"}, {\"citations\": [3], \"text\": \"Liều tối đa "
+    "là 2 g/ngày.\"}]}\n"
     "TASK JUDGE: check written claims against the blocks each one cites. Compare wording only: do not reason about "
     "medicine and do not use your own knowledge. supported is true only if the cited blocks state everything the "
     "claim says (same numbers, units, group, route and indication); false if it adds, changes, generalises or moves "
@@ -55,14 +55,16 @@ SYSTEM = (
 DATA_RULE = SYSTEM.rsplit("\n", 1)[-1]
 WRITER_SYSTEM = JUDGE_SYSTEM = UNDERSTAND_SYSTEM = SYSTEM
 
+# The question comes first and the evidence last, right before the task: a small model copies what it read last,
+# and the blocks are what it must copy (read last, the masked question was copied into claims with invented values).
+QUESTION = FENCE_OPEN + "\n{question}\n" + FENCE_CLOSE + "\n\n"
 EVIDENCE = "Evidence blocks:\n{evidence}\n\n"
-QUESTION = FENCE_OPEN + "\n{question}\n" + FENCE_CLOSE
-WRITER_USER = EVIDENCE + "TASK WRITE.\n" + QUESTION
+WRITER_USER = QUESTION + EVIDENCE + "TASK WRITE: one claim for each block, in order."
 REPAIR_USER = (
-    EVIDENCE + "TASK WRITE. An earlier answer left out evidence a clinician needs. Write the whole answer again, "
-    "following every rule, and include these passages:\n{missing}\n" + QUESTION
+    QUESTION + EVIDENCE + "TASK WRITE: one claim for each block, in order. An earlier answer left out evidence a "
+    "clinician needs; include these passages word for word:\n{missing}"
 )
-JUDGE_USER = EVIDENCE + "TASK JUDGE. Judge each claim only against the blocks it cites.\n{claims}\n" + QUESTION
+JUDGE_USER = QUESTION + EVIDENCE + "TASK JUDGE. Judge each claim only against the blocks it cites.\n{claims}"
 UNDERSTAND_USER = (
     "TASK READ.\nCandidate drugs (id: names):\n{drugs}\n\nSections (key: heading):\n{sections}\n\n"
     "Earlier turns:\n{history}\n\n" + QUESTION
@@ -89,18 +91,21 @@ WRITER_SCHEMA = {
 
 
 def writer_schema(numbers: list[int]) -> dict:
-    """WRITER_SCHEMA narrowed to this evidence: one claim per block, each citing 1+ of the blocks' own numbers
-    (the grammar then cannot produce an uncited claim or a block that does not exist)."""
-    claim = {
-        "type": "object",
-        "properties": {
-            "text": {"type": "string"},
-            "citations": {"type": "array", "items": {"type": "integer", "enum": list(numbers)}, "minItems": 1},
-        },
-        "required": ["text", "citations"],
-    }
-    return {"type": "object", "properties": {"claims": {"type": "array", "items": claim, "minItems": len(numbers),
-                                                        "maxItems": len(numbers)}}, "required": ["claims"]}
+    """WRITER_SCHEMA narrowed to this evidence: claim i rewrites block i and cites exactly it, its block number
+    written first so the model knows which block it is writing (the grammar can then produce neither an uncited
+    claim, nor a block that does not exist, nor the same block twice)."""
+    def claim(number: int) -> dict:
+        return {
+            "type": "object",
+            "properties": {
+                "citations": {"type": "array", "prefixItems": [{"const": number}]},
+                "text": {"type": "string"},
+            },
+            "required": ["citations", "text"],
+        }
+
+    return {"type": "object", "properties": {"claims": {"type": "array", "prefixItems": [claim(n) for n in numbers]}},
+            "required": ["claims"]}
 
 
 JUDGE_SCHEMA = {
