@@ -25,6 +25,9 @@ llama_wheel() {
       "$1" -m pip wheel -q --no-deps -w "$LLAMA_WHEELS" "llama-cpp-python==$LLAMA_VERSION"
   fi
 }
+mkdir -p "$CACHE"
+exec 9>"$CACHE/env.lock"
+flock 9   # one shell at a time creates or re-points the environment; the others wait, then reuse it
 if [ ! -f "$VENV/.complete" ]; then
   echo "[env] creating $VENV" >&2
   rm -rf "$VENV"
@@ -43,6 +46,8 @@ elif [ "$(cat "$VENV/.root" 2>/dev/null)" != "$ROOT" ] || ! "$VENV/bin/python" -
     >"$CACHE/reinstall.log" 2>&1 || { cat "$CACHE/reinstall.log" >&2; exit 1; }
 fi
 echo "$ROOT" >"$VENV/.root"
+flock -u 9
+exec 9>&-
 export PATH="$VENV/bin:$PATH"
 export VIRTUAL_ENV="$VENV"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False TOKENIZERS_PARALLELISM=false
