@@ -25,8 +25,10 @@ METFORMIN_RENAL = "Người lớn suy thận, Clcr 40 ml/phút, uống metformin
 
 @pytest.fixture
 def make(qa_service, catalog, tmp_path):
-    def build(model, fallback: bool = True, budget=Budget) -> Assistant:
-        writer = GenerativeWriter(model, catalog.title, fallback=fallback, budget=budget)
+    def build(model, fallback: bool = True, budget=Budget, max_evidence_tokens: int = 3000) -> Assistant:
+        # the fake writes instantly: the evidence limit a real model's speed sets is tested on its own below
+        writer = GenerativeWriter(model, catalog.title, fallback=fallback, budget=budget,
+                                  max_evidence_tokens=max_evidence_tokens)
         return Assistant(qa_service, catalog=catalog, settings=Settings(data_dir=tmp_path), engine_name="generative",
                          writer=writer)
     return build
@@ -229,3 +231,11 @@ def test_a_claim_that_keeps_one_item_of_a_block_and_drops_the_rest_is_not_comple
                 for c in cs]
     p = make(CopyingModel(edit_claims=keep_first_words), fallback=False).ask(question)
     assert (p.decision, p.reason) == ("abstain", "incomplete_answer")
+
+
+def test_evidence_longer_than_a_turn_can_rewrite_is_shown_in_the_books_words_without_calling_the_model(make):
+    model = ScriptedModel([])
+    a = make(model, fallback=False, max_evidence_tokens=50)
+    p = a.ask(PARACETAMOL)
+    assert (p.decision, p.engine, model.calls) == ("answerable", "extractive", [])
+    assert "quá dài" in p.message and a.last_generation.reason == "evidence_too_long"

@@ -40,9 +40,10 @@ def unsure(frame: QueryFrame) -> bool:
     if frame.injection_attempt or frame.non_human or frame.non_medical or frame.turn_type in (
             "smalltalk", "out_of_scope"):
         return False
+    if frame.drug_ids and _words_besides_drugs(frame) < 2:
+        return False  # a bare "Metformin" asks nothing yet: the person is asked, never guessed for
     no_drug_but_drug_like = not frame.drug_ids and bool(frame.unknown_drugs)
-    no_section = bool(frame.drug_ids) and frame.turn_type == "drug_attribute" and frame.section_key is None \
-        and _words_besides_drugs(frame) >= 2  # a bare "Metformin" asks nothing: the person is asked, not guessed
+    no_section = bool(frame.drug_ids) and frame.turn_type == "drug_attribute" and frame.section_key is None
     return no_drug_but_drug_like or no_section or frame.turn_type == "unknown"
 
 

@@ -33,7 +33,7 @@ from duocthu_desktop.qa.generation.evidence import (
 from duocthu_desktop.qa.generation.llm import CallTimeout, LanguageModel, ProviderError
 
 log = logging.getLogger(__name__)
-WRITER_TOKENS = 600
+WRITER_TOKENS = 400
 EVIDENCE_TOO_LONG = "evidence_too_long"
 JUDGE_TOKENS = 250
 
