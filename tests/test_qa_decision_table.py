@@ -194,7 +194,7 @@ def claims(payload) -> str:
     [
         ("Liều metformin cho mèo 4 kg?", "abstain", "out_of_scope"),
         ("Liều metformin?", "clarify", "missing_population"),
-        ("Liều metformin cho trẻ em?", "clarify", "missing_pediatric_age_or_weight"),
+        ("Liều paracetamol uống cho trẻ em bị sốt?", "clarify", "missing_pediatric_age_or_weight"),
         ("Thuốc nào có thể gây hạ đường huyết?", "abstain", "unsupported_reverse_relation"),
         ("Thuốc nào được chỉ định?", "clarify", "no_condition"),
         ("Thuốc nào trị đau?", "clarify", "ambiguous_condition"),
