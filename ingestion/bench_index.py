@@ -4,8 +4,9 @@ retrieval latency (median, p95) for framed and dense search.
     python -m ingestion.bench_index [--artifacts DIR] [--rounds 30]
 
 `--artifacts` is a folder `duocthu-ingest build --no-embed` made (default /tmp/duocthu-sample). The cold
-build uses a fresh, temporary embedding cache so it really embeds everything; each build runs in its own
-process so its peak memory is its own.
+build uses a fresh, temporary embedding cache so it really embeds everything it embeds (the Chỉ định chunks:
+ingestion.index_build.DENSE_SECTIONS; dense search ranks only those); each build runs in its own process so its
+peak memory is its own. The whole benchmark, sample and full size, is `python -m bench.run` (BENCHMARKS.md).
 """
 
 from __future__ import annotations

@@ -4,17 +4,22 @@
 the whole folder in (duocthu_desktop.atomic.staged_dir). A kill at any moment leaves the previous index in
 place; because every embedded batch is committed to the cache at once, a rerun only embeds what is missing.
 The manifest is written last, after the index was reopened and checked, so its presence means "complete".
+Only the chunks of the sections a dense search ranks (`DENSE_SECTIONS`) are embedded; every other chunk is
+stored with a placeholder vector (`placeholder_vector`), which cuts a full-size build from an hour to minutes.
 A disk that fills up or refuses writes while Chroma writes comes out as OSError, like any other failed write.
 """
 
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import shutil
 import time
 from pathlib import Path
+
+import numpy as np
 
 from duocthu_desktop.artifacts import PAGES_FILE, Chunk, Monograph
 from duocthu_desktop.dosage.rows import DOSING_FILE
@@ -30,8 +35,15 @@ from duocthu_desktop.retrieval.manifest import (
     count_rows,
     write_manifest,
 )
+from duocthu_desktop.retrieval.service import INDICATION_SECTION
 from duocthu_desktop.retrieval.types import Embedder, EmbedKind
 from ingestion.progress import Progress
+
+# The sections a dense search ranks: today only Chỉ định (RetrievalService._dense_indication), so only their
+# chunks are embedded; a section added here is embedded at the next build (the cache keeps the rest). Measured
+# (bench/embed_options.py, BENCHMARKS.md): embedding every chunk of the full-size book took 64 minutes, and Chỉ
+# định is 5 % of its tokens. Framed and lexical retrieval read the chunks' text and metadata, never a vector.
+DENSE_SECTIONS = frozenset({INDICATION_SECTION})
 
 
 def document_text(chunk: Chunk, title: str | None) -> str:
@@ -39,6 +51,16 @@ def document_text(chunk: Chunk, title: str | None) -> str:
     still carries which drug and which section it belongs to."""
     head = " — ".join(x for x in (title, chunk.heading) if x)
     return f"{head}\n{chunk.text}" if head else chunk.text
+
+
+def placeholder_vector(chunk_id: str, dimensions: int) -> list[float]:
+    """The vector stored for a chunk that is not embedded: a unit vector drawn from its chunk id. Distinct for
+    every chunk (a chunk's own vector finds it, as the index checks expect) and, in hundreds of dimensions,
+    nearly orthogonal to any real embedding (cosine distance about 1, far beyond any match threshold), so no
+    query comes near it; the same on every build, so rebuilding changes nothing."""
+    seed = int.from_bytes(hashlib.sha256(chunk_id.encode("utf-8")).digest()[:8], "big")
+    vector = np.random.default_rng(seed).standard_normal(dimensions)
+    return (vector / np.linalg.norm(vector)).astype(np.float32).tolist()
 
 
 def _corpus_sha256(stage_dir: Path, fallback: str) -> str:
@@ -113,15 +135,23 @@ def build_index(
         raise ValueError(f"duplicate chunk ids would overwrite each other in the index: {dupes[:5]}")
     embedder = embedder or _default_embedder()
     titles = {m.drug_id: m.title for m in monographs}
-    texts = [document_text(c, titles.get(c.drug_id)) for c in chunks]
+    dense = [i for i, c in enumerate(chunks) if c.section_key in DENSE_SECTIONS]
+    texts = [document_text(chunks[i], titles.get(chunks[i].drug_id)) for i in dense]
 
     own_cache = cache is None
     cache = cache or EmbeddingCache()
     try:
-        vectors, embedded_now = _embed(embedder, texts, cache, progress, steps)
+        embedded, embedded_now = _embed(embedder, texts, cache, progress, steps)
     finally:
         if own_cache:
             cache.close()
+    dimensions = len(embedded[0]) if embedded else embedder.dimensions
+    vectors: list[list[float]] = [[] for _ in chunks]
+    for i, vector in zip(dense, embedded, strict=True):
+        vectors[i] = vector
+    for i, chunk in enumerate(chunks):
+        if not vectors[i]:
+            vectors[i] = placeholder_vector(chunk.chunk_id, dimensions)
 
     chunks_sha = chunks_sha256(chunks)
     corpus_sha = _corpus_sha256(stage_dir, chunks_sha)
@@ -129,7 +159,6 @@ def build_index(
     manifest_path.unlink(missing_ok=True)
     chroma_dir = stage_dir / CHROMA_DIR
     shutil.rmtree(chroma_dir, ignore_errors=True)
-    dimensions = len(vectors[0]) if vectors else embedder.dimensions
     pdf_name, pdf_sha = _source_pdf(stage_dir)
     manifest = IndexManifest(
         corpus_sha256=corpus_sha,
@@ -151,6 +180,7 @@ def build_index(
                 store.add(chunks, vectors, on_batch=lambda done, total: steps.step("index", done, total))
             else:
                 store.add(chunks, vectors)
+        ChromaStore.persist_vector_log(chroma_dir, manifest.collection)  # else each open replays the last ones
     except Exception as err:
         disk = disk_failure(err, chroma_dir)
         if disk is None:
@@ -163,8 +193,8 @@ def build_index(
     write_manifest(stage_dir, manifest)
     if progress:
         print(
-            f"[index] {len(chunks)} chunks ({embedded_now} embedded now, {len(chunks) - embedded_now} from the "
-            f"cache) in {manifest.build_seconds:.1f} s -> {chroma_dir}",
+            f"[index] {len(chunks)} chunks, {len(texts)} of them embedded ({embedded_now} embedded now, "
+            f"{len(texts) - embedded_now} from the cache) in {manifest.build_seconds:.1f} s -> {chroma_dir}",
             flush=True,
         )
     return manifest

@@ -136,9 +136,10 @@ def test_indication_dense_fallback_has_a_threshold(service):
 
 
 def test_dense_search_filters_by_metadata(service):
-    found = service.dense_search("Trẻ em cân nặng 15 mg/kg", k=3, where={"drug_id": "paracetamol"})
+    # the build embeds only the sections a dense search ranks (Chỉ định); the others hold placeholder vectors
+    found = service.dense_search("giảm đau, hạ sốt", k=3, where={"drug_id": "paracetamol"})
     assert found and all(c.drug_id == "paracetamol" for c, _ in found)
-    assert found[0][0].chunk_id == "paracetamol__lieu_luong_cach_dung__2"
+    assert found[0][0].chunk_id == "paracetamol__chi_dinh__0"
     distances = [d for _, d in found]
     assert distances == sorted(distances)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import json
 import uuid
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from duocthu_desktop.errors import IndexError_
 NAMESPACE = uuid.UUID("6f1c2a4e-3b1d-5c7a-9e0f-d0c7a1b2e3f4")
 LOAD_BATCH = 256
 READ_PAGE = 2000
+HNSW_SYNC_THRESHOLD, HNSW_BATCH_SIZE = 1000, 100  # Chroma's defaults, which create_persistent keeps
 FILTER_KEYS = ("drug_id", "section_key", "part_index", "kind", "quarantined", "table_id")
 
 
@@ -187,6 +189,22 @@ class ChromaStore:
             )
         if on_batch is not None:
             on_batch(len(chunks), len(chunks))
+
+    @classmethod
+    def persist_vector_log(cls, path: Path, collection: str) -> None:
+        """Write into the embedded store's vector index the records Chroma still holds only in its log. It keeps
+        up to `sync_threshold` newest records there and replays them into the vector index at every open: 1 s of
+        each open of the full book (its last 512). Reopened with the threshold lowered, loading the vector index
+        replays them once more and persists them; the thresholds are then set back to what create_persistent
+        left (Chroma's defaults). Call it once a bulk load is done."""
+        with cls.open_persistent(path, collection) as store, warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # chromadb: "legacy embedding function config"
+            store._collection.modify(configuration={"hnsw": {"sync_threshold": 2, "batch_size": 2}})
+            try:
+                store.count()  # loads the vector index: the log is replayed and, now, persisted
+            finally:
+                store._collection.modify(configuration={"hnsw": {"sync_threshold": HNSW_SYNC_THRESHOLD,
+                                                                 "batch_size": HNSW_BATCH_SIZE}})
 
     def vectors(self) -> tuple[list[Chunk], list[list[float]]]:
         """Every chunk with its stored vector, in book order (to publish an index to a server)."""

@@ -17,7 +17,9 @@ from duocthu_desktop import settings
 from duocthu_desktop.retrieval.types import Embedder, EmbedKind
 
 CACHE_FILE = "embeddings.sqlite3"
-BATCH = 32
+# Texts embedded and committed together: the model's own batch (embedder.BATCH_SIZE), so a kill loses at most
+# that many texts' work and the progress bar moves every few seconds; SQLite commits cost nothing beside it.
+BATCH = 8
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vectors (

@@ -16,11 +16,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from duocthu_desktop.artifacts import MONOGRAPHS_FILE, Chunk, Monograph, read_monographs
+from duocthu_desktop.artifacts import (
+    CHUNKS_FILE,
+    MONOGRAPHS_FILE,
+    Chunk,
+    Monograph,
+    read_chunks,
+    read_monographs,
+)
 from duocthu_desktop.errors import DuocthuError, IndexError_
 from duocthu_desktop.payload import Reason
 from duocthu_desktop.qa.understanding.lexicon import CONDITION_GAP_WORDS, condition_variants
-from duocthu_desktop.retrieval.manifest import CHROMA_DIR, REBUILD_HINT, check_artifacts, read_manifest
+from duocthu_desktop.retrieval.manifest import (
+    CHROMA_DIR,
+    REBUILD_HINT,
+    check_artifacts,
+    chunks_sha256,
+    read_manifest,
+)
 from duocthu_desktop.retrieval.types import (
     ChunkStore,
     Embedder,
@@ -52,12 +65,18 @@ _GAP_WORDS = frozenset(w for phrase in CONDITION_GAP_WORDS for w in fold(phrase)
 _TONE_MARKS = frozenset("\u0300\u0301\u0303\u0309\u0323")
 
 
+_FOLDED_CHARS: dict[str, str] = {}  # fold of one character, by character (a few hundred distinct in the book)
+
+
 def fold_with_offsets(text: str) -> tuple[str, list[int]]:
     """`fold(text)` and, for each folded character, the index of the original character it came from."""
     out: list[str] = []
     origin: list[int] = []
+    folded_chars = _FOLDED_CHARS
     for i, ch in enumerate(text):
-        piece = fold(ch)
+        piece = folded_chars.get(ch)
+        if piece is None:
+            piece = folded_chars[ch] = fold(ch)
         out.append(piece)
         origin.extend([i] * len(piece))
     return "".join(out), origin
@@ -153,6 +172,7 @@ class RetrievalService:
         self._folded: dict[str, tuple[str, list[int]]] = {}
         self._lock = threading.Lock()
         self.manifest = None  # the IndexManifest when opened from a folder
+        self.index_dir: Path | None = None  # that folder
         self.dense_error: str | None = None  # why the last dense search could not run (a turn says so)
 
     # ---- opening an index folder ------------------------------------------------------------------
@@ -197,7 +217,7 @@ class RetrievalService:
             raise IndexError_(f"The index at {store.location} holds {count} chunks, its manifest says "
                               f"{manifest.chunk_count} (incomplete or damaged): {REBUILD_HINT}.")
         service = cls(store, monographs, embedder)
-        service.manifest = manifest
+        service.manifest, service.index_dir = manifest, index_dir
         return service
 
     def close(self) -> None:
@@ -222,8 +242,22 @@ class RetrievalService:
     def all_chunks(self) -> list[Chunk]:
         with self._lock:
             if self._all is None:
+                self._all = self._indexed_chunks_file()
+            if self._all is None:
                 self._all = _read_store("every chunk", self.store.all, self._location)
             return self._all
+
+    def _indexed_chunks_file(self) -> list[Chunk] | None:
+        """Every chunk from the folder's chunks.jsonl when it is exactly what was indexed (the manifest's
+        chunks_sha256): the chunks the store holds, in the same order, read in a fifth of the time (0.4 s
+        against 2 s for the full book's 12,800, at every open). None to read them from the store."""
+        if self.manifest is None or self.index_dir is None:
+            return None
+        try:
+            chunks = read_chunks(self.index_dir / CHUNKS_FILE)
+        except (OSError, ValueError):
+            return None
+        return chunks if chunks_sha256(chunks) == self.manifest.chunks_sha256 else None
 
     def retrieve_framed(self, drug_id: str, section_key: str) -> SectionResult:
         """The whole section, every part (tables in their place) in part_index order."""
@@ -233,7 +267,9 @@ class RetrievalService:
         return SectionResult(drug_id=drug_id, section_key=section_key, chunks=chunks)
 
     def dense_search(self, query: str, k: int = 8, where: dict | None = None) -> list[tuple[Chunk, float]]:
-        """The k nearest chunks by meaning; none when there is no embedder or it cannot load or run."""
+        """The k nearest chunks by meaning; none when there is no embedder or it cannot load or run. Only the
+        sections the build embeds (ingestion.index_build.DENSE_SECTIONS: Chỉ định) are ranked by meaning; any other
+        chunk holds a placeholder vector that no query comes near, so filter on an embedded section."""
         self.dense_error = None
         if self.embedder is None:
             return []

@@ -1,0 +1,1 @@
+"""Benchmarks (scripts, not tests): `python -m bench.run` writes BENCHMARKS.md."""
