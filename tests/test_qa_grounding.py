@@ -334,3 +334,15 @@ def test_every_statement_of_the_sample_book_cited_as_the_engine_cites_it_passes(
         failures += [f"{chunk.chunk_id}: {f.code} {f.detail}" for f in found]
     assert len(sample_chunks) > 100
     assert failures == []
+
+
+def test_a_title_may_repeat_the_digit_of_the_drugs_printed_name_and_nothing_else() -> None:
+    evidence = {"vitamin_b12__chi_dinh__0": "Thiếu máu ác tính. Dự phòng thiếu vitamin do cắt dạ dày."}
+    cit = Citation(index=1, chunk_id="vitamin_b12__chi_dinh__0", drug_id="vitamin_b12", section_key="chi_dinh",
+                   printed_page=1500, physical_page=7, quote="Thiếu máu ác tính.")
+    named = [Block(title="Vitamin B12", claims=[Claim(text="Thiếu máu ác tính.", citations=[1])])]
+    titles = {"vitamin_b12": "VITAMIN B12 (CYANOCOBALAMIN)"}
+    assert [f.code for f in verify(named, [cit], evidence)] == ["ungrounded_number"]  # no name given: refused
+    assert verify(named, [cit], evidence, titles=titles) == []
+    dosed = [Block(title="Vitamin B12 · 1000 microgam", claims=[Claim(text="Thiếu máu ác tính.", citations=[1])])]
+    assert [f.code for f in verify(dosed, [cit], evidence, titles=titles)] == ["ungrounded_number"]

@@ -113,6 +113,10 @@ class Assistant:
         self.catalog = catalog or Catalog(service.monographs, service.all_chunks())
         self.engine: AnswerEngine | None = engine
         self.engine_error: str | None = None
+        # each drug's printed title and the name the catalog shows: a block title may repeat a digit of a drug's
+        # name ("Vitamin B12") that its quotes do not print
+        self._titles = {m.drug_id: f"{m.title} {self.catalog.title(m.drug_id)}"
+                        for m in getattr(service, "monographs", [])}
         self.writer = writer
         self.last_generation = None  # the model's work in the last turn (GenerationStats), for eval and traces
         try:
@@ -412,7 +416,8 @@ class Assistant:
     # ---- the last checks every payload passes ---------------------------------------------------
 
     def _finish(self, answer: EngineAnswer, evidence: dict[str, str]) -> AnswerPayload:
-        failures = grounding.verify(answer.blocks, answer.citations, evidence, getattr(evidence, "chunks", None))
+        failures = grounding.verify(answer.blocks, answer.citations, evidence, getattr(evidence, "chunks", None),
+                                    self._titles)
         if failures:
             for failure in failures:
                 log.warning("grounding failed: %s %s", failure.code, failure.detail)

@@ -196,9 +196,12 @@ def verify(
     citations: list[Citation],
     evidence: dict[str, str],
     pages: PagesArg | None = None,
+    titles: Mapping[str, str] | None = None,
 ) -> list[GroundingFailure]:
     """Every failure found; an empty list means the answer may be shown. `evidence`: chunk_id -> chunk text;
-    `pages` (optional): chunk_id -> Chunk or ChunkPages, to check each citation's page."""
+    `pages` (optional): chunk_id -> Chunk or ChunkPages, to check each citation's page; `titles` (optional):
+    drug_id -> the monograph's printed title, which a block title may repeat ("Vitamin B12" names the drug, its
+    12 need not be in the quote)."""
     failures: list[GroundingFailure] = []
     by_index: dict[int, Citation] = {}
     squashed = {cid: squash_spaces(text) for cid, text in evidence.items()}
@@ -218,6 +221,7 @@ def verify(
                 failures.append(_fail(Reason.INVALID_CITATION, why))
     for block in blocks:
         block_quotes: list[str] = []
+        block_drugs: set[str] = set()
         for claim in block.claims:
             for piece, indices in split_at_markers(claim.text, claim.citations):
                 if not _MEANINGFUL.search(piece):
@@ -226,10 +230,12 @@ def verify(
                     failures.append(_fail(Reason.UNCITED_CLAIM, f"{block.title}: {piece.strip()[:80]}"))
                     continue
                 quotes = _quotes(block.title, indices, by_index, evidence, failures)
+                block_drugs.update(by_index[i].drug_id for i in indices if i in by_index)
                 block_quotes += quotes
                 if quotes:
                     failures += _ungrounded(piece, quotes, f"{block.title}: cited {indices}")
-        failures += _ungrounded(block.title, block_quotes, f"title {block.title!r}")
+        names = [titles[d] for d in block_drugs if titles and d in titles]
+        failures += _ungrounded(block.title, block_quotes + names, f"title {block.title!r}")
     return failures
 
 
