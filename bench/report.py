@@ -286,8 +286,8 @@ NOTES = [
     "work one thread sometimes beat two, which spin-wait; `OMP_WAIT_POLICY=PASSIVE` changed nothing when quiet and "
     "helped two threads by about a quarter once under load; `DUOCTHU_TORCH_THREADS` sets the build's threads); a "
     "shorter cut (changes the searched vectors, see above); ONNX/OpenVINO int8 (not measured: needs packages "
-    "outside the project's dependencies). On a quiet machine the 680 Chỉ định texts take about 3.5 minutes "
-    "(68 in 20 s), so a quiet full build is about 6 minutes; the figure above was taken with the machine shared.",
+    "outside the project's dependencies). The full build above ran on a quiet machine; an earlier run with the "
+    "machine shared (load 1.8–3.6) took 761 s, 643 s of it embedding: still under the goal.",
     "",
 ]
 
