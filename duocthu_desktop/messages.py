@@ -52,6 +52,8 @@ GENERATIVE_FALLBACK = (
     "Câu trả lời này trích nguyên văn từ sách (chế độ trích nguyên văn): bản do mô hình ngôn ngữ viết không được "
     "hiển thị vì {why}."
 )
+# A verify-PDF answer or a cancelled turn under the generative engine: the book's words, never rewritten.
+GENERATIVE_AS_PRINTED = "Câu trả lời này trích nguyên văn từ sách (chế độ trích nguyên văn)."
 GENERATIVE_TOO_LONG = "phần bằng chứng quá dài để mô hình viết lại và kiểm tra trong giới hạn thời gian"
 GENERATIVE_WHY: dict[Reason, str] = {
     Reason.MALFORMED_OUTPUT: "mô hình trả về kết quả sai định dạng",

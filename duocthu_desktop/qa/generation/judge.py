@@ -22,7 +22,7 @@ def messages(question: str, claims: list[WrittenClaim], blocks: list[EvidenceBlo
              for n, claim in enumerate(claims, start=1)]
     user = prompts.JUDGE_USER.format(evidence=render(blocks), claims="\n".join(lines),
                                      question=prompts.without_values(question))
-    return [{"role": "system", "content": prompts.JUDGE_SYSTEM}, {"role": "user", "content": user}]
+    return prompts.messages(user)
 
 
 def objections(missing: list[str], claims: list[WrittenClaim], blocks: list[EvidenceBlock]) -> list[str]:

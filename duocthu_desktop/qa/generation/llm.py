@@ -87,15 +87,12 @@ class LlamaCppModel:
             _LOADED[key] = llama
             return llama
 
-    def count_tokens(self, text: str) -> int:
-        return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
-
     def complete(self, messages, schema, *, max_tokens, deadline, cancel=None) -> Completion:
         started = time.monotonic()
         if started >= deadline:
             raise CallTimeout("no time left for the call")
         pieces: list[str] = []
-        usage_prompt = 0
+        in_context = 0
         with self._lock:
             try:
                 stream = self._llama.create_chat_completion(
@@ -110,13 +107,13 @@ class LlamaCppModel:
                         raise CallTimeout("the turn was cancelled")
                     if n % 4 == 0 and time.monotonic() > deadline:
                         raise CallTimeout(f"the call ran past its deadline after {n} tokens")
-                usage_prompt = len(self._llama.input_ids) if hasattr(self._llama, "input_ids") else 0
+                in_context = self._llama.n_tokens  # the prompt plus what was generated
             except CallTimeout:
                 raise
             except Exception as err:  # noqa: BLE001 - any failure inside llama.cpp is an outage of the provider
                 raise ProviderError(f"{self.name} failed during a call: {err}") from err
         text = "".join(pieces)
-        return Completion(text=text, prompt_tokens=max(0, usage_prompt - len(pieces)),
+        return Completion(text=text, prompt_tokens=max(0, in_context - len(pieces)),
                           completion_tokens=len(pieces), seconds=time.monotonic() - started)
 
 

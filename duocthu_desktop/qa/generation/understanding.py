@@ -80,7 +80,7 @@ def propose(model: LanguageModel, question: str, frame: QueryFrame, catalog: Cat
     user = prompts.UNDERSTAND_USER.format(drugs=drugs, sections=sections,
                                           history="\n".join(history[-3:]) or "(none)",
                                           question=prompts.fenced(question))
-    messages = [{"role": "system", "content": prompts.UNDERSTAND_SYSTEM}, {"role": "user", "content": user}]
+    messages = prompts.messages(user)
     try:
         reply = model.complete(messages, prompts.UNDERSTAND_SCHEMA, max_tokens=UNDERSTAND_TOKENS,
                                deadline=budget.next_call(), cancel=cancel)

@@ -17,7 +17,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from duocthu_desktop.messages import GENERATIVE_FALLBACK, GENERATIVE_TOO_LONG, GENERATIVE_WHY
+from duocthu_desktop.messages import (
+    GENERATIVE_AS_PRINTED,
+    GENERATIVE_FALLBACK,
+    GENERATIVE_TOO_LONG,
+    GENERATIVE_WHY,
+)
 from duocthu_desktop.payload import Reason
 from duocthu_desktop.qa.answers.cited_answer import abstain, join_messages
 from duocthu_desktop.qa.answers.engine_types import EngineAnswer
@@ -75,9 +80,8 @@ class GenerativeWriter:
         """Have the model read the shared rules once (seconds taken), so no turn pays for them: llama.cpp keeps
         what it read and reuses the longest common prefix of the next prompt."""
         started = time.monotonic()
-        messages = [{"role": "system", "content": prompts.SYSTEM}, {"role": "user", "content": "TASK WRITE."}]
         try:
-            self.model.complete(messages, {"type": "object"}, max_tokens=1, deadline=started + 300)
+            self.model.complete(prompts.messages("TASK WRITE."), {"type": "object"}, max_tokens=1, deadline=started + 300)
         except ProviderError as err:
             log.warning("language model warm-up failed: %s", err)
         return time.monotonic() - started
@@ -142,7 +146,7 @@ class GenerativeWriter:
         return claims
 
     def _claims(self, user: str, schema: dict, budget, cancel, stats) -> list[checks.WrittenClaim]:
-        messages = [{"role": "system", "content": prompts.WRITER_SYSTEM}, {"role": "user", "content": user}]
+        messages = prompts.messages(user)
         reply = self._call(messages, schema, WRITER_TOKENS, budget, cancel, stats)
         try:
             return replies.claims(reply)
@@ -188,5 +192,5 @@ def _as_extractive(answer: EngineAnswer, failed: _Failed | None) -> EngineAnswer
         why = GENERATIVE_TOO_LONG
     else:
         why = GENERATIVE_WHY.get(failed.code, GENERATIVE_WHY[Reason.INCOMPLETE_ANSWER]) if failed else None
-    note = GENERATIVE_FALLBACK.format(why=why) if why else GENERATIVE_FALLBACK.split(":")[0] + "."
+    note = GENERATIVE_FALLBACK.format(why=why) if why else GENERATIVE_AS_PRINTED
     return answer.model_copy(update={"written_by": "extractive", "message": join_messages(answer.message, note)})
