@@ -342,5 +342,6 @@ def _generative(results: dict) -> list[str]:
         rows.append(f"- {book}: " + (g["skipped"] if "skipped" in g else
                                      ", ".join(f"{k} {v}" for k, v in g.items() if k != "measured_at")))
     return ["## Generative path (tokens a second, seconds a turn, model calls a turn)", "",
-            "Slot for issue 10: measured only when `DUOCTHU_GGUF` names a GGUF file.", "",
+            "`duocthu-eval --engine generative` over the dev questions, one process; seconds a turn count only the "
+            "turns the model worked on (goal: median < 15 s, 95th percentile < 30 s on 2 cores).", "",
             *(rows or ["- not configured"]), ""]

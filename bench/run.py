@@ -12,7 +12,8 @@ Steps, each on each book (the full-size book is rendered on demand into the cach
   turns       extractive turns in a warm process over the dev questions and over questions made from the
               book's own monographs (condition lists included): median and 95th percentile (3 processes)
   app         `bench/app_bench.py`: launch to a usable window and the app's resident memory
-  generative  tokens a second, seconds a turn, model calls a turn: only when DUOCTHU_GGUF names a GGUF
+  generative  `duocthu-eval --engine generative` over the dev questions (GGUF: DUOCTHU_GGUF, else the prepared
+              default): outcomes, model calls a turn, seconds a turn, tokens a second
 
 Results are kept in `bench_dir()/results.json`, step by step, so a rerun of some steps updates the report.
 """
@@ -23,6 +24,7 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -110,16 +112,28 @@ def step_app(book: books.Book, runs: int) -> dict:
 
 
 def step_generative(book: books.Book) -> dict:
-    """SLOT for issue 10 (the generative engine, qa/generation): wired by its author. Reads the GGUF from
-    DUOCTHU_GGUF; without it the figures are "not configured"."""
+    """`duocthu-eval --engine generative` over the dev questions, with the GGUF DUOCTHU_GGUF names (default: the
+    prepared Qwen2.5-Coder-1.5B): the eval's own generation totals (outcomes, calls, seconds and tokens a turn)."""
     gguf = os.environ.get("DUOCTHU_GGUF")
     if not gguf:
-        return {"skipped": "not configured (set DUOCTHU_GGUF to a GGUF file)"}
+        from models import gguf as gguf_files
+
+        gguf = str(gguf_files.model_path())
     if not Path(gguf).is_file():
-        return {"skipped": f"not configured (DUOCTHU_GGUF={gguf} is not a file)"}
-    # TODO(issue 10): tokens a second, seconds a turn and model calls a turn, read from the generation
-    # engine's own counters once it exposes them (e.g. in the turn's trace), over the same questions as `turns`.
-    return {"skipped": "configured, but the generative figures are not wired yet (issue 10)"}
+        return {"skipped": f"not configured (no GGUF at {gguf}: run `duocthu-models prepare` or set DUOCTHU_GGUF)"}
+    log(f"{book.name}: generative turns over the dev questions with {Path(gguf).name} (load {measure.load()})")
+    before = measure.load()
+    started = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "duocthu_desktop.cli_eval", "--index", str(_index(book)),
+                          "--engine", "generative", "--model", gguf, str(books.DEV_EVAL)], cwd=measure.ROOT,
+                         env=measure.child_env(), capture_output=True, text=True, timeout=7200, check=False)
+    if out.returncode != 0:
+        return {"error": out.stderr[-1500:], "load": before}
+    totals = json.loads(out.stdout)["totals"]
+    return {"model": Path(gguf).name, "load": before, "wall": round(time.perf_counter() - started, 1),
+            "passed": f"{totals['passed']}/{totals['cases']}", "ungrounded_numbers": totals["ungrounded_numbers"],
+            "forbidden_hits": totals["forbidden_hits"], "uncited_claims": totals["uncited_claims"],
+            **totals["generation"]}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,7 @@ stated before any dose), and a case's optional `category` is counted in the tota
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import statistics
@@ -129,6 +130,7 @@ def run_case(assistant, case: dict, chunk_texts: dict[str, str], printed_pages: 
     conversation = f"eval-{case.get('id', 'case')}-{uuid.uuid4().hex[:8]}"
     check = TurnCheck()
     payloads: list[dict] = []
+    written: list[dict] = []  # what the model did in each turn, when a writer runs
     turns = case.get("turns", [])
     expect_turns = case.get("expect_turns", [])
     for n, question in enumerate(turns):
@@ -138,6 +140,7 @@ def run_case(assistant, case: dict, chunk_texts: dict[str, str], printed_pages: 
         stats = getattr(assistant, "last_generation", None)
         if generation is not None and stats is not None:
             generation.append((stats, seconds[-1]))
+            written.append(dataclasses.asdict(stats) | {"turn": n + 1, "turn_seconds": round(seconds[-1], 2)})
         payloads.append(payload.model_dump())
         label = f"turn {n + 1}"
         check_turn(payload, chunk_texts, printed_pages, check, label)
@@ -146,6 +149,8 @@ def run_case(assistant, case: dict, chunk_texts: dict[str, str], printed_pages: 
         elif n < len(expect_turns) and expect_turns[n]:
             check_expect(payload, expect_turns[n], check, label)
     result = {"id": case.get("id"), "passed": not check.failures, "failures": check.failures, "payloads": payloads}
+    if written:
+        result["generation"] = written
     return result, check
 
 

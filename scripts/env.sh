@@ -33,9 +33,10 @@ if [ ! -f "$VENV/.complete" ]; then
   rm -rf "$VENV"
   "$PY" -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip
-  # torch first, CPU build, so nothing pulls a multi-GB CUDA build
-  "$VENV/bin/python" -m pip install -q "${EXTRA[@]}" "torch==2.13.0" \
-    || "$VENV/bin/python" -m pip install -q --index-url https://download.pytorch.org/whl/cpu "torch==2.13.0"
+  # torch first, the CPU build pip finds in the local wheel folder, so nothing pulls a multi-GB CUDA build. On a
+  # machine without that folder, point pip at a CPU build with its own settings (PIP_FIND_LINKS or
+  # PIP_EXTRA_INDEX_URL); no registry is named here.
+  "$VENV/bin/python" -m pip install -q "${EXTRA[@]}" "torch==2.13.0"
   llama_wheel "$VENV/bin/python"
   "$VENV/bin/python" -m pip install -q "${EXTRA[@]}" -e "$ROOT[dev]"
   touch "$VENV/.complete"

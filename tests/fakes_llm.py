@@ -49,8 +49,7 @@ class CopyingModel:
             count = len(re.findall(r"^Claim \d+ ", user, re.M))
             reply = self.judge_reply(user, n) if self.judge_reply else None
             if reply is None:
-                reply = {"verdicts": [{"claim": i, "supported": True, "why": ""} for i in range(1, count + 1)],
-                         "missing": []}
+                reply = {"supported": [True] * count, "missing": []}
             return Completion(text=reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False))
         return Completion(text=json.dumps({"drug_ids": [], "section_key": None, "turn_type": "unknown"}))
 

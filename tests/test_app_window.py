@@ -548,3 +548,27 @@ def test_the_list_of_conversations_can_be_put_away_for_a_narrow_window(qtbot, ma
     assert not window.conversations.isVisible()
     window.list_action.trigger()
     assert window.conversations.isVisible()
+
+
+def test_questions_can_be_asked_while_the_pdf_is_still_loading_and_a_citation_waits_for_it(
+        qtbot, make_window, monkeypatch, sample_pdf, sample_build, sample_chunks, sample_monographs):
+    """The index opening makes the window usable; the PDF (1.5 s of page sizes for a book the real size) follows
+    on a worker, and a citation opened before it arrives is shown on its page when it does."""
+    from duocthu_desktop.app.source_viewer import LOADING_PDF, SourceViewer
+
+    gate = threading.Event()
+    real_load = SourceViewer.load_document
+
+    def slow_load(path):
+        gate.wait(10)
+        return real_load(path)
+
+    monkeypatch.setattr(SourceViewer, "load_document", staticmethod(slow_load))
+    window = make_window(ScriptedAssistant(lambda q: dose_answer(), sample_monographs, sample_chunks),
+                         pdf=sample_pdf, index_dir=sample_build)
+    assert window.question_box.isEnabled() and window.viewer.document.pageCount() == 0
+    assert window.viewer.folio.text() == LOADING_PDF
+    window.viewer.go_to_page(47)  # as a citation chip does
+    gate.set()
+    qtbot.waitUntil(lambda: window.viewer.document.pageCount() > 0, timeout=10000)
+    assert window.viewer.current_page() == 47

@@ -394,3 +394,31 @@ def test_every_route_key_is_the_contracts(shared):
     contract = set(re.findall(r"`([a-z_]+)`", row)) - {"route"}
     assert {key for _, key in lexicon.ROUTE_PHRASES} <= contract | {"tiem"}
     assert contract <= set(get_args(Route))
+
+
+def test_the_catalog_counts_each_word_as_folding_the_whole_text_would(sample_chunks) -> None:
+    """Words are folded once each, not whole texts (1.4 s at each open of a book the real size): the counts must
+    be exactly what folding every chunk's whole text gives, diacritics, đ, digits and case included."""
+    from collections import defaultdict
+
+    from duocthu_desktop.text import fold
+
+    extra = [Chunk(chunk_id=f"x{i}", drug_id=d, section_key=k, text=t, printed_pages=[1], physical_pages=[1],
+                   part_index=i)
+             for i, (d, k, t) in enumerate([
+                 ("a", "tuong_tac_thuoc", "ĐÁI THÁO đường; Vitamin B12 và K1, 7,5 mg/kg"),
+                 ("b", "chong_chi_dinh", "Quá mẫn (dị ứng) với LITHI-carbonat; pH < 7"),
+                 ("b", "ten_thuong_mai", "Bé nóng; Agimfor 500")])]
+    chunks = list(sample_chunks) + extra
+    spread: dict[str, set[str]] = defaultdict(set)
+    partners: dict[str, set[str]] = defaultdict(set)
+    for chunk in chunks:
+        words = set(re.findall(r"[a-z0-9]+", fold(chunk.text)))
+        if chunk.section_key != "ten_thuong_mai":
+            for word in words:
+                spread[word].add(chunk.drug_id)
+        if chunk.section_key in catalog_mod.PARTNER_SECTIONS:
+            partners[chunk.drug_id] |= words
+    got_spread, got_partners = catalog_mod._chunk_words(chunks)
+    assert got_spread == {w: len(ids) for w, ids in spread.items()}
+    assert dict(got_partners) == dict(partners)

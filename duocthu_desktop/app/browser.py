@@ -84,6 +84,7 @@ class FormularyBrowser(QWidget):
         self.physical_for = physical_for
         self._names = {}
         self.tree.clear()
+        tops = []
         for mono in sorted(monographs, key=lambda m: fold(m.title)):
             top = QTreeWidgetItem([mono.title, _folio(mono.start_printed)])
             top.setData(0, PAGE_ROLE, mono.start_physical)
@@ -100,7 +101,8 @@ class FormularyBrowser(QWidget):
                 child.setData(0, DRUG_ROLE, mono.drug_id)
                 child.setData(0, OUTLINE_ROLE, section.key)
                 top.addChild(child)
-            self.tree.addTopLevelItem(top)
+            tops.append(top)
+        self.tree.addTopLevelItems(tops)  # one insertion: one by one, the shown tree laid itself out 680 times
         self._add_outlines()
         self.filter(self.search.text())
 

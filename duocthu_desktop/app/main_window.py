@@ -86,12 +86,6 @@ def open_session(settings: Settings, pdf: Path | None) -> Session:
     return session
 
 
-def with_document(session: Session) -> tuple[Session, object]:
-    """On the worker that opened the index: the viewer's PDF loaded too (on the UI thread it held the window
-    ~130 ms for the 56-page sample, bench/app_bench.py)."""
-    return session, SourceViewer.load_document(session.pdf_path)
-
-
 def remember_index(index_dir: Path) -> None:
     """A first build's folder is saved in settings, so the next start opens it (an index already set is kept)."""
     saved = Settings.read_saved(settings_file())
@@ -241,15 +235,13 @@ class MainWindow(QMainWindow):
         self.status_label.setText(OPENING)
         self._set_ready(False)
         settings, pdf, opener = self.settings, self.pdf, self.opener
-        operations.run(lambda task: with_document(opener(settings, pdf)), on_success=self._opened,
-                       on_failure=self._open_failed, name="open-index")
+        operations.run(lambda task: opener(settings, pdf), on_success=self._opened, on_failure=self._open_failed,
+                       name="open-index")
 
-    def _opened(self, opened: tuple[Session, object]) -> None:
-        session, document = opened
+    def _opened(self, session: Session) -> None:
         self.session = session
         self.viewer.printed_for = session.printed_for
         self.viewer.physical_for = session.physical_for
-        self.viewer.open_pdf(session.pdf_path, document)
         self.viewer.set_warning(session.pdf_message)
         self.browser.set_monographs(session.monographs, session.physical_for,
                                     getattr(session.assistant, "catalog", None))
@@ -258,6 +250,7 @@ class MainWindow(QMainWindow):
         self._set_ready(True)
         self.question_box.setFocus()
         self.session_ready.emit()
+        self.load_pdf(session.pdf_path)  # after the list of monographs is built: both want Python's lock
         # the quote finder starts in its own process now, so the first chip clicked neither waits nor freezes
         operations.run(lambda task: session.warm_locator(), on_success=lambda _r: None, on_failure=lambda _e: None,
                        lane=operations.PDF, name="warm-locator")
@@ -266,6 +259,19 @@ class MainWindow(QMainWindow):
             self.status_label.setText(WARMING)
             operations.run(lambda task: session.assistant.warm_up(), on_success=lambda _s: self._warmed(),
                            on_failure=lambda _err: self._warmed(), lane=operations.MODEL, name="warm-up")
+
+    def load_pdf(self, path: Path | None) -> None:
+        """Read the PDF on a worker, then show it: questions can be asked meanwhile (reading every page's size
+        takes about 1 ms a page, 1.5 s for a book the real size, on the UI thread or before the window is usable);
+        a citation opened before it arrives is shown when it does."""
+        if path is None:
+            self.viewer.open_pdf(None)
+            return
+        self.viewer.loading()
+        operations.run(lambda task: SourceViewer.load_document(path), lane=operations.PDF, name="load-pdf",
+                       on_success=lambda document: self.viewer.open_pdf(path, document) if document is not None
+                       else self.viewer.open_pdf(None),
+                       on_failure=lambda _err: self.viewer.open_pdf(None))
 
     def _warmed(self) -> None:
         self.status_bar_busy.hide()
@@ -391,7 +397,7 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, ACT_OPEN_PDF, str(self.pdf or ""), PDF_FILTER)
         if path and self.session is not None:
             self.session.set_pdf(Path(path))
-            self.viewer.open_pdf(Path(path))
+            self.load_pdf(Path(path))
             self.viewer.set_warning(self.session.pdf_message)
 
     # ---- rebuilding ---------------------------------------------------------------------------------------
@@ -424,12 +430,12 @@ class MainWindow(QMainWindow):
             gc.unfreeze()  # the old index's objects may be collected once closed; the new ones are frozen again
             if old is not None:
                 old.close()
-            return with_document(opener(settings, chosen))
+            return opener(settings, chosen)
 
         operations.run(work, on_success=self._reopened, on_failure=self._open_failed, name="reopen-index")
 
-    def _reopened(self, opened: tuple[Session, object]) -> None:
-        self._opened(opened)
+    def _reopened(self, session: Session) -> None:
+        self._opened(session)
         self.chat.add_note(REOPENED)
 
     # ---- past conversations (app.conversations) and settings (app.settings_dialog) --------------------------
@@ -490,7 +496,7 @@ class MainWindow(QMainWindow):
             pdf = find_pdf(self.settings, self.session.index_dir) if self.session is not None else None
             if pdf is not None:
                 self.session.set_pdf(pdf)
-                self.viewer.open_pdf(pdf)
+                self.load_pdf(pdf)
                 self.viewer.set_warning(self.session.pdf_message)
         if any(key in changed for key in REOPEN_KEYS):
             index_dir = default_index(self.settings)

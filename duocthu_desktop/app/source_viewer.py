@@ -6,6 +6,7 @@ and says when quotes cannot be highlighted (a different PDF than the index was b
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from duocthu_desktop.payload import Citation
 from duocthu_desktop.sections import SECTION_BY_KEY
 
 NO_PDF = "Chưa mở tệp PDF của Dược thư."
+LOADING_PDF = "Đang mở tệp PDF…"
 FOLIO = "trang {folio}"
 NO_FOLIO = "trang không số"
 FILE_PAGE = "tệp: trang"
@@ -38,6 +40,7 @@ GO_FOLIO = "Đến trang sách…"
 NOT_FOUND = "Không tìm thấy"
 QUOTE_NOT_FOUND = "Không định vị được đoạn trích trên trang; hãy đọc trang {page}."
 ZOOM_STEP = 1.2
+YIELD_EVERY, YIELD_SECONDS = 8, 0.001  # reading page sizes on a worker: pages between pauses, and each pause
 
 
 def _tool(text: str, tip: str, slot) -> QToolButton:
@@ -53,6 +56,7 @@ class SourceViewer(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.document = QPdfDocument(self)
+        self._pending: tuple[int, float] | None = None  # (file page, y) asked for before the PDF was loaded
         self.view = HighlightPdfView(self)
         self.view.setDocument(self.document)
         self.search_model = QPdfSearchModel(self)
@@ -134,12 +138,15 @@ class SourceViewer(QWidget):
             return None
         for page in range(document.pageCount()):  # read once here: the view lays out every page by its size,
             document.pagePointSize(page)  # ~1 ms a page the first time (64 ms for the 56-page sample)
+            if page % YIELD_EVERY == YIELD_EVERY - 1:
+                time.sleep(YIELD_SECONDS)  # let the UI thread have Python's lock (1.5 s for 1,900 pages without)
         document.moveToThread(QCoreApplication.instance().thread())
         return document
 
     def open_pdf(self, path: Path | None, loaded: QPdfDocument | None = None) -> bool:
         """Show the PDF at `path`: the document `load_document` made for it, else loaded here."""
-        self.view.set_highlights({})
+        if self._pending is None:  # a citation opened while this PDF loaded keeps its bands for it
+            self.view.set_highlights({})
         if loaded is not None:
             self._adopt(loaded)
         elif path is None or not Path(path).is_file():
@@ -153,6 +160,9 @@ class SourceViewer(QWidget):
         self.page_count.setText(OF_PAGES.format(count=self.document.pageCount()))
         self.fit_width()
         self._page_changed(self.view.pageNavigator().currentPage())
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self.go_to_page(*pending)
         return True
 
     def _adopt(self, document: QPdfDocument) -> None:
@@ -170,8 +180,13 @@ class SourceViewer(QWidget):
         """The 1-based file page in view."""
         return self.view.pageNavigator().currentPage() + 1
 
+    def loading(self) -> None:
+        """Say the PDF is on its way (it is read off the UI thread after the index opens)."""
+        self.folio.setText(LOADING_PDF)
+
     def go_to_page(self, physical: int, y_points: float = 0.0) -> None:
         if self.document.pageCount() == 0:
+            self._pending = (physical, y_points)  # a citation opened before the PDF arrived: shown when it does
             return
         physical = min(max(1, physical), self.document.pageCount())
         self.view.show_point(physical - 1, y_points, above=0.25 if y_points else 0.0)

@@ -1,8 +1,9 @@
 """The deterministic checks a written answer passes before the judge sees it, and how it is laid out.
 
 In order: every claim cites blocks that exist; the grounding check (numbers verbatim, with their units, in
-the cited quotes); in list mode each claim names one allowed drug and cites only that drug's evidence; no claim
-says "safe", "first-line", "preferred" or "no interaction" unless its cited quotes say it; the warnings the
+the cited quotes); in list mode each claim names one allowed drug and cites only that drug's evidence; every
+word of a claim is printed by its cited blocks (quote or label) or is one of a few joining words; no claim says
+"safe", "first-line", "preferred" or "no interaction" unless its cited quotes say it; the warnings the
 extractive engine put first are all cited. The claims are laid out under the extractive answer's own block
 titles, in its order, so a dose stays under the label that names its group and route and warnings stay first.
 """
@@ -10,6 +11,7 @@ titles, in its order, so a dose stays under the label that names its group and r
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from duocthu_desktop.payload import Block, Claim, Reason
@@ -29,6 +31,14 @@ DOSE = re.compile(
 # Share of a block's words the claims citing it must keep (a light rewording keeps far more; a dropped item does not).
 MIN_COVERAGE = 0.7
 _WORDS = re.compile(r"\w+")
+
+# The only words a claim may add to what its cited blocks print (their quotes and labels): words that join the
+# book's words into a sentence. Any other word (a group, an indication, a condition, "khởi đầu" for the book's "ban
+# đầu") is something the model brought, often from the question ("Người cao tuổi bị tăng huyết áp ..." over a dose
+# the book prints under "Suy tim"), and the claim is refused.
+JOINING_WORDS = frozenset({"là", "cho", "thì", "khi", "bằng", "với", "và", "của", "ở", "theo", "được", "dùng", "liều",
+                           "thuốc", "bị", "đường", "sách", "dược", "thư"})  # "theo sách", "Dược thư ghi"
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 # Words that turn "the book lists it" into advice the book does not give; allowed only when the cited quote has them.
 OVERCLAIMS = ("an toàn", "đầu tay", "ưu tiên", "tốt nhất", "hàng đầu", "nên chọn", "không có tương tác",
@@ -106,6 +116,10 @@ def check(
             failure = _list_mode(claim, by_number, allowed_names)
             if failure:
                 return CheckResult(Reason.UNSUPPORTED_DRUG, failure)
+        added = _added_words(claim, [by_number[n] for n in claim.citations])
+        if added:
+            return CheckResult(Reason.UNSUPPORTED_CLAIM, f"adds {', '.join(added)!r}, which the cited evidence does "
+                                                         f"not print: {clean(claim.text)[:60]!r}")
     cited = {n for claim in claims for n in claim.citations}
     dropped = [b for b in blocks if b.warning and b.number not in cited]
     if dropped:
@@ -113,6 +127,16 @@ def check(
     uncovered = [b.citation.quote.strip() for b in blocks
                  if b.number not in cited or _coverage(b, claims) < MIN_COVERAGE]
     return CheckResult(uncovered=uncovered + _doses_not_copied(claims, by_number))
+
+
+def _letters(text: str) -> set[str]:
+    return set(_LETTERS.findall(unicodedata.normalize("NFC", text).lower()))
+
+
+def _added_words(claim: WrittenClaim, cited: list[EvidenceBlock]) -> list[str]:
+    """The claim's words that neither its cited blocks (quote and label) print nor JOINING_WORDS holds."""
+    printed = set().union(*(_letters(b.citation.quote) | _letters(b.label) for b in cited))
+    return sorted(_letters(clean(claim.text)) - printed - JOINING_WORDS)
 
 
 def _coverage(block: EvidenceBlock, claims: list[WrittenClaim]) -> float:

@@ -25,7 +25,7 @@ SYSTEM = (
     "2. Copy every dose exactly as printed, with its unit and what follows its slash (0,5 - 1 g/lần stays "
     "0,5 - 1 g/lần; 7,5 stays 7,5): never round, never convert units, never compute a dose.\n"
     "3. Keep each dose with its own group, route and indication as its block label says; never move a dose to "
-    "another group, route or indication.\n"
+    "another group, route or indication, and never add one the block does not print (not even the question's).\n"
     "4. Answer as JSON {\"claims\": [{\"citations\": [block number], \"text\": ...}]}: one short sentence per "
     "claim, each citing the block that contains what it says.\n"
     "5. Keep the blocks' order: warnings (contraindications, cautions) come before doses.\n"
@@ -44,8 +44,8 @@ SYSTEM = (
     "medicine and do not use your own knowledge. supported is true only if the cited blocks state everything the "
     "claim says (same numbers, units, group, route and indication); false if it adds, changes, generalises or moves "
     "anything. In 'missing', copy word for word any passage of the blocks that answers the question and that no "
-    "claim covers; leave it empty otherwise. Answer as JSON {\"verdicts\": [{\"claim\": n, \"supported\": "
-    "true|false}], \"missing\": [quotes]}.\n"
+    "claim covers; leave it empty otherwise. Answer as JSON {\"supported\": [true or false for each claim, in "
+    "order], \"missing\": [quotes]}.\n"
     "TASK READ: say which of the listed candidate drugs and sections a question is about; choose only from the "
     "lists, never invent. Answer as JSON {\"drug_ids\": [...], \"section_key\": key or null, \"turn_type\": one "
     "of dosing, drug_attribute, interaction, condition_to_drug, unknown}.\n"
@@ -92,24 +92,18 @@ def writer_schema(numbers: list[int]) -> dict:
             "required": ["claims"]}
 
 
-JUDGE_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "verdicts": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "claim": {"type": "integer"},
-                    "supported": {"type": "boolean"},
-                },
-                "required": ["claim", "supported"],
-            },
+def judge_schema(n_claims: int) -> dict:
+    """The judge's schema: exactly one true/false per claim, in order (a verdict a claim, at about two tokens
+    each where a keyed object took a dozen: tokens are written at about 15 a second here)."""
+    return {
+        "type": "object",
+        "properties": {
+            "supported": {"type": "array", "prefixItems": [{"type": "boolean"}] * n_claims},
+            "missing": {"type": "array", "items": {"type": "string"}},
         },
-        "missing": {"type": "array", "items": {"type": "string"}},
-    },
-    "required": ["verdicts", "missing"],
-}
+        "required": ["supported", "missing"],
+    }
+
 
 UNDERSTAND_SCHEMA = {
     "type": "object",

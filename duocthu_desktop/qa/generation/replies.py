@@ -36,21 +36,17 @@ def claims(text: str) -> list[WrittenClaim]:
     return out
 
 
-def verdicts(text: str, n_claims: int) -> tuple[dict[int, tuple[bool, str]], list[str]]:
-    """claim number (1-based) -> (supported, why), and the 'missing' quotes; every claim must have a verdict."""
+def verdicts(text: str, n_claims: int) -> tuple[list[bool], list[str]]:
+    """One supported flag per claim, in order, and the 'missing' quotes; every claim must have its flag."""
     value = _object(text)
-    raw, missing = value.get("verdicts"), value.get("missing", [])
-    if not isinstance(raw, list) or not isinstance(missing, list):
-        raise Malformed("no 'verdicts' or 'missing' array")
-    found: dict[int, tuple[bool, str]] = {}
-    for item in raw:
-        if not isinstance(item, dict) or not isinstance(item.get("claim"), int) or not isinstance(
-                item.get("supported"), bool):
-            raise Malformed("a verdict without claim number or supported flag")
-        found[item["claim"]] = (item["supported"], str(item.get("why", ""))[:200])
-    if set(found) != set(range(1, n_claims + 1)):
-        raise Malformed(f"verdicts for claims {sorted(found)}, expected 1..{n_claims}")
-    return found, [m for m in missing if isinstance(m, str) and m.strip()]
+    flags, missing = value.get("supported"), value.get("missing", [])
+    if not isinstance(flags, list) or not isinstance(missing, list):
+        raise Malformed("no 'supported' or 'missing' array")
+    if not all(isinstance(f, bool) for f in flags):
+        raise Malformed("a verdict that is not true or false")
+    if len(flags) != n_claims:
+        raise Malformed(f"{len(flags)} verdicts for {n_claims} claims")
+    return flags, [m for m in missing if isinstance(m, str) and m.strip()]
 
 
 def proposal(text: str) -> dict:

@@ -159,16 +159,16 @@ class GenerativeWriter:
         result = checks.check(claims, blocks, evidence, allowed_names)
         if not result.ok:
             raise _Failed(result.code, result.detail)
-        reply = self._call(judge.messages(question, claims, blocks), prompts.JUDGE_SCHEMA, JUDGE_TOKENS, budget,
-                           cancel, stats)
+        reply = self._call(judge.messages(question, claims, blocks), prompts.judge_schema(len(claims)),
+                           JUDGE_TOKENS, budget, cancel, stats)
         try:
-            verdicts, missing = replies.verdicts(reply, len(claims))
+            supported, missing = replies.verdicts(reply, len(claims))
         except replies.Malformed as err:  # a judge that cannot judge fails closed
             raise _Failed(Reason.MALFORMED_OUTPUT, f"judge: {err}") from err
-        rejected = [(n, why) for n, (ok, why) in sorted(verdicts.items()) if not ok]
+        rejected = [n for n, ok in enumerate(supported, start=1) if not ok]
         if rejected:
-            n, why = rejected[0]
-            raise _Failed(Reason.UNSUPPORTED_CLAIM, f"judge rejected claim {n}: {why}")
+            raise _Failed(Reason.UNSUPPORTED_CLAIM,
+                          f"judge rejected claim {rejected[0]}: {checks.clean(claims[rejected[0] - 1].text)[:80]!r}")
         return judge.objections(missing, claims, blocks) + result.uncovered
 
     def _call(self, messages, schema, max_tokens, budget: Budget, cancel, stats) -> str:
