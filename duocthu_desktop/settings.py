@@ -54,7 +54,9 @@ class Settings(BaseModel):
     embedding_model_dir: Path | None = Field(None, description="Assembled EmbeddingGemma folder; default in models_dir().")
     data_dir: Path = Field(default_factory=data_dir, description="Conversations and traces (SQLite).")
     pdf_path: Path | None = Field(None, description="The formulary PDF; none = the one the index was built from.")
-    threads: int | None = Field(None, ge=1, le=256, description="CPU threads for the embedding and language models; none = all.")
+    threads: int | None = Field(None, ge=1, le=256, description=(
+        "CPU threads for the embedding and language models; none = all for the embedder, and for the language "
+        "model the cores other programs leave free, chosen at each call."))
     context_size: int = Field(4096, ge=512, le=32768, description="The language model's context, in tokens.")
     text_size: float | None = Field(None, ge=6, le=40, description="The app's text size in points; none = system.")
 

@@ -35,9 +35,11 @@ _WORDS = re.compile(r"\w+")
 # The only words a claim may add to what its cited blocks print (their quotes and labels): words that join the
 # book's words into a sentence. Any other word (a group, an indication, a condition, "khởi đầu" for the book's "ban
 # đầu") is something the model brought, often from the question ("Người cao tuổi bị tăng huyết áp ..." over a dose
-# the book prints under "Suy tim"), and the claim is refused.
+# the book prints under "Suy tim"), or a word that turns the book around ("... không dùng được ..." where the book
+# says no such thing), and the claim is refused: the turn falls back to the book's words. A harmless word outside
+# the list ("điều trị") costs a fallback, never a wrong answer.
 JOINING_WORDS = frozenset({"là", "cho", "thì", "khi", "bằng", "với", "và", "của", "ở", "theo", "được", "dùng", "liều",
-                           "thuốc", "bị", "đường", "sách", "dược", "thư"})  # "theo sách", "Dược thư ghi"
+                           "thuốc", "bị", "đường", "để", "như", "sách", "dược", "thư"})  # "theo sách", "Dược thư ghi"
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 # Words that turn "the book lists it" into advice the book does not give; allowed only when the cited quote has them.

@@ -15,10 +15,10 @@ from duocthu_desktop.payload import Block, Citation
 from duocthu_desktop.qa.answers.cited_answer import section_heading
 from duocthu_desktop.qa.answers.engine_types import EngineAnswer
 
-# Evidence the model may rewrite in one turn. The writer copies about as many tokens as it is shown, and on a
-# 2-core laptop one thread writes about 12 tokens a second (two threads are slower when anything else runs): an
-# answer longer than this cannot be written and judged inside the turn's 40 s, so it is shown in the book's words,
-# said so (measured on dev.jsonl: at 600 tokens a third of the model's turns ran out of time).
+# Evidence the model may rewrite in one turn. The writer copies about as many tokens as it is shown, and a 2-core
+# laptop writes 13 to 18 tokens a second (one or two threads, by what else runs): an answer longer than this
+# cannot be written and judged inside the turn's 40 s, so it is shown in the book's words, said so (measured on
+# dev.jsonl: at 600 tokens a third of the model's turns ran out of time).
 MAX_EVIDENCE_TOKENS = 350
 
 

@@ -87,7 +87,7 @@ def busy_elsewhere(window: float = BUSY_WINDOW) -> float | None:
 def generation_threads(n_cores: int, busy: float | None) -> int:
     """Threads for writing tokens: llama.cpp's threads wait on each other at every token, so one thread sharing a
     core with another process stalls them all (measured on 2 cores: two threads write 17 tokens a second on an
-    idle machine, 12 with one thread, but 8 with two threads beside one busy process). Use only the cores other
+    idle machine, 13 with one thread, but 6 with two threads beside one busy process). Use only the cores other
     processes leave free; reading the prompt (large batches) keeps every core."""
     if busy is None:
         return max(1, n_cores // 2)  # llama.cpp's own default where the machine cannot be read
