@@ -272,15 +272,21 @@ NOTES = [
     "every open replayed the last 512 records into the vector index (1 s at full size). `all_chunks` reads "
     "`chunks.jsonl` when its sha256 is the manifest's `chunks_sha256` (0.4 s against 2 s from Chroma), else the "
     "store as before. `text.fold` and `fold_with_offsets` fold each distinct character once.",
-    "- **Condition lists at full size** (table above): the extractive engine lists every matching drug (all "
-    "120 for “tăng huyết áp”, no stop at 10), but the whole answer is refused with `ungrounded_number`: four of the "
-    "forty synthetic copies carry a digit in their names (ZA1AMLODIPIN, …), and the block title, made from the "
-    "drug id (`qa/answers/condition_answer.py`, `answer_condition`), is checked for numbers against the cited "
-    "quotes (`qa/verification/grounding`). In the real book the same happens to any drug whose name has a digit "
-    "its Chỉ định quote does not repeat. Not fixed here (question path, not this issue's files).",
-    "- **Left in the open time**: `Catalog.__init__` (`qa/understanding/catalog.py`: `_word_spread` folds and "
-    "tokenises every chunk of the book, then `_trade_variants`, `_partner_words`) is most of what remains of "
-    "`Assistant.open` at full size; it could be computed once at build time or on first use.",
+    "- **Condition lists at full size** (table above): every matching drug is listed (all 120 for “tăng huyết "
+    "áp”, no stop at 10). They were refused whole with `ungrounded_number` until the grounding check let a block "
+    "title repeat the digits of the cited drug's printed name (four of the forty synthetic copies carry one, "
+    "ZA1AMLODIPIN; in the real book, “Vitamin B12”). In the app such a list is the slowest turn (about 1.5 s from "
+    "sending to the last of 120 blocks shown; the card is built in steps, so the window is never held).",
+    "- **Launch at full size, 5.7 s to 3.2 s** (profiled with cProfile on the UI thread and pyinstrument on the "
+    "open): the browser asked the folio of each of its 11,000 sections by scanning 1,922 pages (2.1 s on the UI "
+    "thread; `PageMap` now looks both ways up in dicts); the 680 monographs were inserted into the shown tree one "
+    "by one (now at once, 0.12 s); the PDF's page sizes (1 ms a page the first time) were read before the window "
+    "was usable and now after, on a worker that pauses every 8 pages, since QtPdf holds Python's lock while it "
+    "reads (without the pauses the UI thread waited 1.5 s); the catalog folds each distinct word once, per "
+    "monograph (1.4 s to 1.0 s); dose statements are grouped by drug on the worker.",
+    "- **Left in the open time**: `Catalog.__init__` (`qa/understanding/catalog.py`: the words of every chunk, "
+    "then `_trade_variants`) is most of what remains of `Assistant.open` at full size (about 1.5 s); it could be "
+    "computed once at build time into the index folder.",
     "- **Not changed, measured**: batch size (32 is slower than 8 on this CPU, and pads Chỉ định's mixed lengths "
     "more); threads (quiet machine: two torch threads embed 68 Chỉ định texts in 20 s, one in 39 s; under other "
     "work one thread sometimes beat two, which spin-wait; `OMP_WAIT_POLICY=PASSIVE` changed nothing when quiet and "
@@ -345,5 +351,5 @@ def _generative(results: dict) -> list[str]:
             "`duocthu-eval --engine generative` over the dev questions, one process; seconds a turn count only the "
             "turns the model worked on (goal: median < 15 s, 95th percentile < 30 s on 2 cores). On the full-size book "
             "`passed` is not a quality figure: the dev file expects the sample's drug_ids, which the synthetic book "
-            "renames ('zametformin'), so the extractive engine fails the same cases there.", "",
+            "renames ('zametformin'), so the extractive engine fails those cases there too.", "",
             *(rows or ["- not configured"]), ""]
