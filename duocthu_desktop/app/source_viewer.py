@@ -152,9 +152,11 @@ class SourceViewer(QWidget):
         elif path is None or not Path(path).is_file():
             self.document.close()
             self.folio.setText(NO_PDF)
+            self._pending = None
             return False
         elif self.document.load(str(path)) != QPdfDocument.Error.None_:
             self.folio.setText(NO_PDF)
+            self._pending = None
             return False
         self.page_box.setMaximum(max(1, self.document.pageCount()))
         self.page_count.setText(OF_PAGES.format(count=self.document.pageCount()))
