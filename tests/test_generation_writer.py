@@ -254,3 +254,18 @@ def test_a_claim_that_adds_a_condition_the_block_does_not_print_is_refused(make)
     assert "huyết" in strict.last_generation.detail
     joined = make(CopyingModel(edit_claims=lambda cs, n: [{**c, "text": "Theo Dược thư, " + c["text"]} for c in cs]))
     assert joined.ask(PARACETAMOL).engine == "generative"  # joining words are the model's to add
+
+
+def test_a_citation_no_claim_cites_is_not_written_as_a_claim_of_its_own(make, assistant) -> None:
+    """The extractive answer may list a quote twice (the warning first, then its section) with one citation left
+    uncited: written as a claim, the same sentence showed twice, the second time under no label."""
+    question = "Nuôi con bằng sữa mẹ có uống diazepam được không?"
+    extractive = assistant.ask(question)
+    cited = {n for b in extractive.blocks for c in b.claims for n in c.citations}
+    assert len(extractive.citations) > len(cited)  # the case this guards: a citation no claim cites
+    model = CopyingModel()
+    p = make(model).ask(question)
+    assert p.engine == "generative"
+    texts = claims_of(p)
+    assert len(texts) == len(set(texts)) == len(cited)
+    assert [b.title for b in p.blocks] == [b.title for b in extractive.blocks]

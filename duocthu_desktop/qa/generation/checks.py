@@ -77,7 +77,7 @@ def layout(claims: list[WrittenClaim], blocks: list[EvidenceBlock], extractive: 
         grouped.setdefault(home, []).append(Claim(text=clean(claim.text), citations=sorted(set(claim.citations))))
     out_blocks = []
     for index in sorted(grouped):
-        source = extractive.blocks[index] if index < len(extractive.blocks) else Block(title="Trả lời", kind="prose")
+        source = extractive.blocks[index]
         out_blocks.append(Block(title=source.title, kind=source.kind, claims=grouped[index]))
     cited = {n for claim in claims for n in claim.citations}
     citations = [b.citation for b in sorted(blocks, key=lambda b: b.number) if b.number in cited]

@@ -35,23 +35,24 @@ class EvidenceBlock:
 
 
 def evidence_blocks(answer: EngineAnswer, title_of: Callable[[str], str]) -> list[EvidenceBlock]:
-    """One block per citation, in the order the extractive answer first cites them."""
+    """One block per citation a claim of the extractive answer cites, in the order it first cites them. A
+    citation no claim cites is not part of the answer (a repeat of a quote the warnings already cite): written
+    as a claim of its own, it showed the same sentence twice, the second time under no label."""
     first_block: dict[int, int] = {}
     for b, block in enumerate(answer.blocks):
         for claim in block.claims:
             for index in claim.citations:
                 first_block.setdefault(index, b)
     out = []
-    for citation in sorted(answer.citations, key=lambda c: (first_block.get(c.index, len(answer.blocks)), c.index)):
-        b = first_block.get(citation.index)
-        block: Block | None = answer.blocks[b] if b is not None else None
+    for citation in sorted((c for c in answer.citations if c.index in first_block),
+                           key=lambda c: (first_block[c.index], c.index)):
+        b = first_block[citation.index]
+        block: Block = answer.blocks[b]
         parts = [title_of(citation.drug_id), section_heading(citation.section_key)]
-        if block is not None and block.title and block.title not in parts:
+        if block.title and block.title not in parts:
             parts.append(block.title)
-        out.append(EvidenceBlock(
-            number=citation.index, citation=citation, label=" · ".join(p for p in parts if p),
-            block_index=b if b is not None else len(answer.blocks), warning=block is not None and block.kind == "warning",
-        ))
+        out.append(EvidenceBlock(number=citation.index, citation=citation, label=" · ".join(p for p in parts if p),
+                                 block_index=b, warning=block.kind == "warning"))
     return out
 
 
