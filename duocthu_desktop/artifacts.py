@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -77,25 +78,27 @@ class PageMap(BaseModel):
     pages: list[PageEntry]
 
     def printed_for(self, physical: int) -> int | None:
-        return self._indexes()[0].get(physical)
+        return self._printed_of.get(physical)
 
     def physical_for(self, printed: int) -> int | None:
         """The first file page carrying this folio (a scan over 1,900 pages for each of the browser's 11,000
         sections held the window 2 s at start-up: both ways are looked up in dicts, made once)."""
-        return self._indexes()[1].get(printed)
+        return self._physical_of.get(printed)
 
-    def _indexes(self) -> tuple[dict[int, int | None], dict[int, int]]:
-        cached = self.__dict__.get("_by_page")
-        if cached is None or cached[0] != len(self.pages):
-            printed_of: dict[int, int | None] = {}
-            physical_of: dict[int, int] = {}
-            for p in self.pages:
-                printed_of.setdefault(p.physical, p.printed)
-                if p.printed is not None:
-                    physical_of.setdefault(p.printed, p.physical)
-            cached = (len(self.pages), printed_of, physical_of)
-            self.__dict__["_by_page"] = cached
-        return cached[1], cached[2]
+    @functools.cached_property
+    def _printed_of(self) -> dict[int, int | None]:
+        out: dict[int, int | None] = {}
+        for p in self.pages:
+            out.setdefault(p.physical, p.printed)
+        return out
+
+    @functools.cached_property
+    def _physical_of(self) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for p in self.pages:
+            if p.printed is not None:
+                out.setdefault(p.printed, p.physical)
+        return out
 
 
 class Report(BaseModel):

@@ -269,9 +269,7 @@ class MainWindow(QMainWindow):
             return
         self.viewer.loading()
         operations.run(lambda task: SourceViewer.load_document(path), lane=operations.PDF, name="load-pdf",
-                       on_success=lambda document: self.viewer.open_pdf(path, document) if document is not None
-                       else self.viewer.open_pdf(None),
-                       on_failure=lambda _err: self.viewer.open_pdf(None))
+                       on_success=self.viewer.open_pdf, on_failure=lambda _err: self.viewer.open_pdf(None))
 
     def _warmed(self) -> None:
         self.status_bar_busy.hide()

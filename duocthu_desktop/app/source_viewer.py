@@ -143,21 +143,16 @@ class SourceViewer(QWidget):
         document.moveToThread(QCoreApplication.instance().thread())
         return document
 
-    def open_pdf(self, path: Path | None, loaded: QPdfDocument | None = None) -> bool:
-        """Show the PDF at `path`: the document `load_document` made for it, else loaded here."""
+    def open_pdf(self, loaded: QPdfDocument | None) -> bool:
+        """Show the document `load_document` read on a worker; None says there is no PDF to show."""
         if self._pending is None:  # a citation opened while this PDF loaded keeps its bands for it
             self.view.set_highlights({})
-        if loaded is not None:
-            self._adopt(loaded)
-        elif path is None or not Path(path).is_file():
+        if loaded is None:
             self.document.close()
             self.folio.setText(NO_PDF)
             self._pending = None
             return False
-        elif self.document.load(str(path)) != QPdfDocument.Error.None_:
-            self.folio.setText(NO_PDF)
-            self._pending = None
-            return False
+        self._adopt(loaded)
         self.page_box.setMaximum(max(1, self.document.pageCount()))
         self.page_count.setText(OF_PAGES.format(count=self.document.pageCount()))
         self.fit_width()

@@ -103,7 +103,6 @@ class LlamaCppModel:
         self.name = self.path.name
         self.n_ctx = n_ctx
         self.threads = threads
-        self.last_threads = threads
         self._lock = threading.Lock()  # one generation at a time on one context
         self._llama = self._load(verify)
 
@@ -170,8 +169,7 @@ class LlamaCppModel:
         import llama_cpp
 
         n = cores()
-        self.last_threads = generation_threads(n, busy_elsewhere())
-        llama_cpp.llama_set_n_threads(self._llama.ctx, self.last_threads, n)  # the context is shared: set each call
+        llama_cpp.llama_set_n_threads(self._llama.ctx, generation_threads(n, busy_elsewhere()), n)  # shared: set each call
 
 
 class ScriptedModel:
