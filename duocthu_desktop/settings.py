@@ -13,6 +13,10 @@ from pathlib import Path
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+# The embedder reads its torch thread count here; defined in settings (which imports nothing of the
+# project's) so settings -> retrieval -> models -> settings is no circle.
+ENV_THREADS = "DUOCTHU_TORCH_THREADS"
+
 log = logging.getLogger(__name__)
 
 APP_NAME = "duocthu"
@@ -126,7 +130,5 @@ class Settings(BaseModel):
 
 def apply_threads(settings: Settings) -> None:
     """The saved thread count, for the embedder (read when it loads); the environment's own value wins."""
-    from duocthu_desktop.retrieval.embedder import ENV_THREADS
-
     if settings.threads and not os.environ.get(ENV_THREADS):
         os.environ[ENV_THREADS] = str(settings.threads)

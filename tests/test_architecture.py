@@ -42,3 +42,49 @@ def test_core_sources_do_not_mention_qt():
             src = ROOT / path.replace(".", "/") / "__init__.py"
         text = src.read_text(encoding="utf-8")
         assert "PySide6" not in text and "from PyQt" not in text, f"{src} mentions Qt"
+
+
+def _project_imports() -> dict[str, set[str]]:
+    """Every project module and the project modules it imports, at top level or inside a function."""
+    import ast
+
+    mods = {}
+    for pkg in ("duocthu_desktop", "ingestion", "models"):
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(p for p in parts if p != "__init__")
+            mods[name] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in mods.items():
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                targets = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            deps |= {t for t in targets if t in mods and t != name}
+        graph[name] = deps
+    return graph
+
+
+def test_settings_retrieval_models_form_no_import_circle():
+    """settings -> retrieval.embedder -> models.embedding_gemma -> settings was a circle (issue 17): settings
+    is a leaf the rest reads, so it imports nothing that leads back to it."""
+    graph = _project_imports()
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            mod = todo.pop()
+            for dep in graph.get(mod, ()):
+                if dep == goal:
+                    return True
+                if dep not in seen:
+                    seen.add(dep)
+                    todo.append(dep)
+        return False
+
+    assert "duocthu_desktop.settings" in graph
+    for mod in ("duocthu_desktop.retrieval.embedder", "models.embedding_gemma"):
+        assert not (reaches("duocthu_desktop.settings", mod) and reaches(mod, "duocthu_desktop.settings")), mod

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from duocthu_desktop.errors import ModelError
 from duocthu_desktop.retrieval.types import EmbedKind
+from duocthu_desktop.settings import ENV_THREADS
 from models.embedding_gemma import MODEL_ID, WEIGHTS_SHA256, check_assembled, model_dir
 
 DIMENSIONS = 768
@@ -26,7 +27,6 @@ MAX_SEQ_LENGTH = 512
 EMBEDDER_ID = f"{MODEL_ID}/seq{MAX_SEQ_LENGTH}"  # vectors depend on the cut, so the cache and manifest key on it
 # A query is a few tokens: one thread answers it in ~0.1 s, while torch's default pool spin-waits on a busy
 # machine (measured 3 s with 2 threads on 2 loaded cores). Documents use the pool unless overridden.
-ENV_THREADS = "DUOCTHU_TORCH_THREADS"
 QUERY_THREADS = 1
 
 
