@@ -29,6 +29,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--no-embed", action="store_true", help="skip the embedding index")
     c = sub.add_parser("check", help="print the named gates of a built folder; exit 0 only if all are 0")
     c.add_argument("dir", type=Path)
+    c.add_argument("--dosing", action="store_true",
+                   help="also print the gold-free dose-row report per monograph (a report: the exit code is the gates')")
     i = sub.add_parser("inspect", help="print one monograph's chunks, one section's, or its dose statements")
     i.add_argument("dir", type=Path)
     i.add_argument("--drug", required=True)
@@ -86,7 +88,18 @@ def _check(args: argparse.Namespace) -> int:
         print(f"{name}: {n}")
     for line in found:
         print(f"mismatch: {line}".replace("\n", " "))
+    if args.dosing:
+        _dosing_report(folder, chunks)
     return 0 if not any(values.values()) else 1
+
+
+def _dosing_report(folder: Path, chunks: list) -> None:
+    from duocthu_desktop.dosage.checks import check_rows, format_report
+
+    path = folder / DOSING_FILE
+    rows = read_dosing(path) if path.exists() else read_book(chunks)
+    for line in format_report(check_rows(rows)):
+        print(line)
 
 
 def _inspect(args: argparse.Namespace) -> int:

@@ -15,14 +15,14 @@ import re
 from dataclasses import dataclass, field, replace
 
 from duocthu_desktop.artifacts import Chunk
-from duocthu_desktop.dosage import reading
+from duocthu_desktop.dosage import labels, reading
 from duocthu_desktop.dosage.rows import AgeBound, DoseRow, RenalBand, WeightBound
 from duocthu_desktop.dosage.words import (
-    POPULATION_PATTERNS,
     ROUTE_NAMES,
     age_in,
     names_hepatic,
     names_renal,
+    populations_in,
     renal_in,
     routes_in,
     weight_in,
@@ -31,37 +31,11 @@ from duocthu_desktop.text import fold
 
 DOSAGE_KEY = "lieu_luong_cach_dung"
 
-_GENERIC = re.compile(
-    r"^(?:cach dung|lieu dung|lieu luong|lieu luong va cach dung|cach dung va lieu luong|lieu dung va cach dung"
-    r"|cach dung - lieu luong|lieu thuong dung)$"
-)
-_NOTE = re.compile(
-    r"^(?:ghi chu|chu y|luu y|khuyen cao|vi du|thi du|thong so|bang\b|pha\b|cach pha|thoi gian|toc do|nong do"
-    r"|phac do|lieu phap|dung lieu|dung lieu phap|che do|theo doi|tan suat|kiem tra|xet nghiem|dinh luong)"
-    r"|(?:nhu sau|bang sau|lieu sau|sau day|duoi day)$"
-)
-_LIKE_GROUP = re.compile(
-    r"\b(?:nhu|tuong tu|giong|bang)\s+(?:(?:lieu|o|cho|voi|doi voi)\s+)?(?:nguoi lon|tre em|tre)\b"
-    r"|(?:\d+\s*/\s*\d+|vuot(?: qua)?|qua|hon)\s+lieu\s+(?:(?:o|cho|cua)\s+)?(?:nguoi lon|tre em|tre)\b"
-)
-# A label that states a condition within the indication above ("Nếu suy giảm miễn dịch nặng:", "Ở người có
-# khả năng miễn dịch:"), not an indication of its own.
-_RENAL_DISEASE = re.compile(r"\bsuy than (?:cap|man)\b")
-_OTHER_ROUTES = re.compile(r"^(?:cac )?(?:duong dung|cach dung) khac$")
-_CONDITION = re.compile(r"^(?:neu|o|khi|hoac)\b")
-# Labels that qualify the indication above rather than name one: severity ("Bệnh nặng/biến chứng:"), a phase of
-# the course ("Trong hai ngày tiếp theo:", "Từ ngày thứ 3 đến ngày thứ 14:"), a formulation ("viên giải phóng
-# chậm:"), local use ("Dùng tại chỗ:").
-_SEVERITY = re.compile(r"^(?:(?:benh|the|muc do) )?(?:(?:tu )?nhe|vua|nang|trung binh|tram trong)\b")
-_PHASE = r"^(?:(?:trong|o) )?giai doan\b"  # "Trong giai đoạn dưỡng bệnh:": a phase of the disease above
-_REGIMEN_OR_SEVERITY = re.compile(r"^phac do\b|" + _PHASE + "|" + _SEVERITY.pattern)
-_QUALIFIER = re.compile(
-    _SEVERITY.pattern
-    + "|" + _PHASE
-    + r"|^(?:trong|tu|sau) (?:\w+ ){0,2}(?:ngay|tuan|gio|thang)\b"
-    r"|^(?:vien|dang|che pham|hon dich)\b|^dung tai cho$"
-)
-_DOSE_WORD = re.compile(r"\blieu\b")  # a label about the dose ("Xác định trọng lượng để tính liều") is no indication
+_GENERIC = re.compile(next(r.pattern for r in labels.RULES if r.name == "generic"))
+_RENAL_DISEASE = re.compile(next(r.pattern for r in labels.RULES if r.name == "renal_disease"))
+_SEVERITY = re.compile(labels.SEVERITY)
+# printed labels a question may name, kept among a row's headings for their paragraph (they state no field)
+_REGIMEN_OR_SEVERITY = re.compile(r"^phac do\b|" + labels.PHASE + "|" + labels.SEVERITY)
 # "Với trường hợp X:", "Trong trường hợp X:": a case within its paragraph.
 _CASE = re.compile(r"^(?:voi|trong|doi voi) truong hop\b")
 _GROUP_FIRST = re.compile(r"^(?:o |cho |doi voi )?(?:nguoi|tre|so sinh|benh nhi|phu nu|thieu nien|nhu nhi|\d)")
@@ -123,20 +97,6 @@ class Level:
     held: set[str] = field(default_factory=set)  # a group heading's block so far: "text" and/or "labels"
 
 
-def populations_in(text: str) -> set[str]:
-    """The groups `text` names ("người lớn", "trẻ em", "sơ sinh", "người cao tuổi"); a comparison with a group
-    ("liều như người lớn") names none."""
-    folded = _LIKE_GROUP.sub(" ", fold(text))
-    found = {pop for pattern, pop in POPULATION_PATTERNS if pattern.search(folded)}
-    if re.search(r"\b(?:phu nu )?(?:mang thai|co thai)\b", folded):
-        found.add("mang_thai")
-    if re.search(r"\bcho con bu\b", folded):
-        found.add("cho_con_bu")
-    if "nguoi_cao_tuoi" in found:
-        found.discard("nguoi_lon")
-    return found
-
-
 def read_fields(text: str, *, label: bool = False) -> Fields:
     """The fields one label or one statement's opening words state."""
     f = Fields(routes=routes_in(text), age=age_in(text, label), weight=weight_in(text), renal=renal_in(text, label))
@@ -168,38 +128,28 @@ def _group_part(label: str) -> str:
     return " ".join([first, *rest])
 
 
-def classify(words: str) -> tuple[str, Fields]:
-    """What a label is: generic, note, kind (a dose kind such as "Liều tối đa"), group, route or indication."""
+def classify_rule(words: str) -> tuple[str, Fields, labels.LabelRule]:
+    """What a label is (labels.RULES, first rule that holds) and the fields its words state."""
     words = words.strip().rstrip(":").strip()
     folded = fold(words)
     f = read_fields(words, label=True)
-    if _GENERIC.match(folded):
-        return "generic", f
-    if _OTHER_ROUTES.match(folded):
-        return "route", f  # "Các đường dùng khác:": a sibling of the route headings, naming none
-    if f.renal is not None and _RENAL_DISEASE.search(folded):
-        f.indication = words  # "Suy thận cấp hoặc mạn:": the disease treated, not an impaired organ's band
-        return "indication", f
-    if f.renal is not None or f.hepatic:
-        return "group", f
-    if _NOTE.search(folded):
-        return "note", f
-    if folded.startswith("lieu ") or _MAX_LABEL.search(folded):
-        return "kind", f
-    if f.has_group and f.routes:
-        return "group", f  # "Dùng dung dịch trực tràng, người lớn và trẻ em trên 10 kg:": a band and its route
-    if f.has_group:
-        if sum(1 for w in re.findall(r"[a-z]+", folded) if w not in _BAND_WORDS) < 2 or _GROUP_FIRST.match(folded):
-            return "group", f  # the group, perhaps qualified ("Người lớn tăng nhẹ nồng độ calci huyết")
-        # an indication that names its group ("Điều trị tăng huyết áp ở trẻ em"): an indication heading
-        f.indication = words.strip()
-        return "indication", f
-    if f.routes:
-        return "route", f
-    if (_CONDITION.match(folded) or _QUALIFIER.match(folded) or _DOSE_WORD.search(folded)) and not f.has_group:
-        return "note", f
-    f.indication = words.strip()
-    return "indication", f
+    facts = labels.stated(group=f.has_group, route=bool(f.routes), renal=f.renal is not None, hepatic=f.hepatic)
+    rule = labels.first_rule(words, folded, facts)
+    kind = rule.kind
+    if rule.name == "group" and not (
+        sum(1 for w in re.findall(r"[a-z]+", folded) if w not in _BAND_WORDS) < 2 or _GROUP_FIRST.match(folded)
+    ):
+        kind = "indication"  # an indication that names its group ("Điều trị tăng huyết áp ở trẻ em")
+    if kind == "indication":
+        f.indication = words
+    return kind, f, rule
+
+
+def classify(words: str) -> tuple[str, Fields]:
+    """What a label is for the heading stack: generic, note, kind, group, route or indication. A qualifier
+    (alternative, phase, severity, INR band) and a glossary line set nothing, as a note."""
+    kind, f, _ = classify_rule(words)
+    return ("note" if kind in ("qualifier", "glossary") else kind), f
 
 
 def _merged_heading(text: str, start: int, end: int) -> int | None:

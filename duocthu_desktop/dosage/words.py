@@ -23,6 +23,26 @@ POPULATION_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?<!nguoi )\btre\b(?! so sinh\b| moi de\b| moi sinh\b| tuoi\b)|\bthieu nien\b|\bnhu nhi\b|\bnhi khoa\b"), "tre_em"),
 ]
 
+_LIKE_GROUP = re.compile(
+    r"\b(?:nhu|tuong tu|giong|bang)\s+(?:(?:lieu|o|cho|voi|doi voi)\s+)?(?:nguoi lon|tre em|tre)\b"
+    r"|(?:\d+\s*/\s*\d+|vuot(?: qua)?|qua|hon)\s+lieu\s+(?:(?:o|cho|cua)\s+)?(?:nguoi lon|tre em|tre)\b"
+)
+
+
+def populations_in(text: str) -> set[str]:
+    """The groups `text` names ("người lớn", "trẻ em", "sơ sinh", "người cao tuổi"); a comparison with a group
+    ("liều như người lớn") names none."""
+    folded = _LIKE_GROUP.sub(" ", fold(text))
+    found = {pop for pattern, pop in POPULATION_PATTERNS if pattern.search(folded)}
+    if re.search(r"\b(?:phu nu )?(?:mang thai|co thai)\b", folded):
+        found.add("mang_thai")
+    if re.search(r"\bcho con bu\b", folded):
+        found.add("cho_con_bu")
+    if "nguoi_cao_tuoi" in found:
+        found.discard("nguoi_lon")
+    return found
+
+
 _W = r"(?<!\w)"
 _E = r"(?!\w)"
 
