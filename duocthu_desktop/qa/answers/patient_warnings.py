@@ -45,6 +45,7 @@ TOPIC_LABELS = {
     "nguoi_cao_tuoi": "người cao tuổi",
     "suy_than": "suy thận",
     "suy_gan": "suy gan",
+    "xet_nghiem": "xét nghiệm của người bệnh",
     "benh_kem": "bệnh kèm theo",
 }
 # A sentence that leans on the one before it ("Tình trạng này ...", "Do đó, ...") is shown with it.

@@ -10,12 +10,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from duocthu_desktop.dosage.words import ADULT_YEARS, ELDERLY_YEARS
+from duocthu_desktop.dosage.words import ADULT_YEARS, ELDERLY_YEARS, routes_in
 from duocthu_desktop.qa.answers.comorbidities import Said, bears_on
+from duocthu_desktop.qa.understanding import lab_values
 from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.lab_values import LabValue
 
-# The patient topics a sentence can bear on; "benh_kem" is a condition the person says the patient has.
-TOPICS = ("mang_thai", "cho_con_bu", "tre_em", "nguoi_cao_tuoi", "suy_than", "suy_gan", "benh_kem")
+# The patient topics a sentence can bear on; "benh_kem" is a condition the person says the patient has,
+# "xet_nghiem" a lab value they give that lies in a band the sentence prints.
+TOPICS = ("mang_thai", "cho_con_bu", "tre_em", "nguoi_cao_tuoi", "suy_than", "suy_gan", "xet_nghiem", "benh_kem")
 _EPS = 1e-6
 _NUM = r"(\d+(?:,\d+)?)"
 
@@ -32,6 +35,8 @@ class Patient:
     clcr: float | None = None
     hepatic: bool = False
     said: Said | None = None  # the conditions the person says the patient has, as content words
+    labs: tuple[LabValue, ...] = ()  # lab values given, compared with the thresholds the book prints
+    route: str | None = None  # the route asked about: a sentence naming only other routes is another product
 
     @classmethod
     def of(cls, frame: QueryFrame, indications: str = "") -> Patient:
@@ -46,6 +51,8 @@ class Patient:
             renal=frame.renal_impairment,
             clcr=frame.clcr,
             hepatic=frame.hepatic_impairment,
+            labs=tuple(frame.lab_values),
+            route=frame.route,
         )
 
     @property
@@ -64,6 +71,7 @@ class Patient:
             "nguoi_cao_tuoi": self.elderly,
             "suy_than": self.renal or self.clcr is not None,
             "suy_gan": self.hepatic,
+            "xet_nghiem": bool(self.labs),
             "benh_kem": self.said is not None,
         }[topic]
 
@@ -165,7 +173,7 @@ _NOT_CAUSED = r"(?<!gây )(?<!gây ra )(?<!làm )"
 PREGNANCY_WORDS = re.compile(_W + r"(?:thai|tam cá nguyệt|chuyển dạ|(?:\d+|ba) tháng (?:đầu|giữa|cuối))" + _E)
 LACTATION_WORDS = re.compile(_W + r"(?:bú|sữa)" + _E)
 CHILD_WORDS = re.compile(_W + r"(?:trẻ(?! tuổi)|thiếu niên|nhi khoa|vị thành niên)" + _E)
-NEONATE_WORDS = re.compile(_W + r"(?:trẻ sơ sinh|sơ sinh|trẻ nhũ nhi|nhũ nhi|trẻ đẻ non|thiếu tháng)" + _E)
+NEONATE_WORDS = re.compile(_W + r"(?:trẻ sơ sinh|sơ sinh|trẻ nhũ nhi|nhũ nhi|trẻ đẻ non|trẻ sinh non|đẻ non|sinh non|trẻ non tháng|non tháng|thiếu tháng)" + _E)
 ELDERLY_WORDS = re.compile(_W + r"(?:cao tuổi|người già|lớn tuổi|lão khoa|tuổi già)" + _E)
 RENAL_WORDS = re.compile(
     _W + _NOT_CAUSED
@@ -186,6 +194,8 @@ def topics_of(sentence: str, patient: Patient, own_section: tuple[str, ...] | No
     """The patient topics this sentence bears on ('mang_thai', 'tre_em', 'suy_than', ...), in a fixed order.
     `own_section`: the topics of a section that is wholly about them (the pregnancy or lactation section)."""
     low = sentence.lower()
+    if not _route_fits(sentence, patient.route):
+        return ()
     found: list[str] = []
     if patient.pregnant and (own_section is None or "mang_thai" in own_section):
         if PREGNANCY_WORDS.search(low) and _trimester_fits(low, patient.trimester):
@@ -203,9 +213,25 @@ def topics_of(sentence: str, patient: Patient, own_section: tuple[str, ...] | No
         found.append("suy_than")
     if patient.hepatic and HEPATIC_WORDS.search(low):
         found.append("suy_gan")
+    if patient.labs and lab_values.bears_on(sentence, list(patient.labs)):
+        found.append("xet_nghiem")
     if patient.said is not None and bears_on(sentence, patient.said):
         found.append("benh_kem")
     return tuple(found)
+
+
+_INJECTED = ("tiem_tinh_mach", "truyen_tinh_mach", "tiem_bap", "tiem_duoi_da", "tiem_trong_da", "tiem_noi_tuy", "other")
+
+
+def _route_fits(sentence: str, route: str | None) -> bool:
+    """A sentence that names routes bears on a patient given another route only if one of them is that route:
+    "Chống chỉ định dùng dung dịch nhỏ mắt 10 % cho trẻ em" is not about the nasal drop asked for."""
+    named = routes_in(sentence)
+    if route is None or not named:
+        return True
+    if route == "tiem":
+        return any(r in _INJECTED for r in named)
+    return route in named or (route in _INJECTED and "other" in named)
 
 
 def _child_named(low: str, patient: Patient) -> bool:

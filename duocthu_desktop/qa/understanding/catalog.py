@@ -20,10 +20,12 @@ from duocthu_desktop.artifacts import Chunk, Monograph
 from duocthu_desktop.qa.understanding.lexicon import (
     CLASS_SYNONYMS,
     CLASS_WORDS,
+    DRUG_HEAD_WORDS,
     DRUG_SUFFIXES,
     FORM_SUFFIXES,
     LAB_VALUE_WORDS,
     NOT_DRUG_WORDS,
+    SALT_WORDS,
 )
 from duocthu_desktop.qa.understanding.textmatch import has_diacritics
 from duocthu_desktop.text import fold
@@ -73,7 +75,7 @@ def spelled_tokens(text: str) -> list[tuple[str, str]]:
 class Name:
     drug_id: str
     text: str  # as the book prints it
-    kind: str  # title | paren | inn | trade
+    kind: str  # title | paren | inn | stem (the name without its salt words) | trade
     tokens: tuple[str, ...]
     spelled: tuple[str, ...] = ()  # the tokens as the book writes them (lower case, with diacritics)
 
@@ -118,7 +120,7 @@ class Resolution:
         return out
 
 
-_KIND_RANK = {"title": 0, "inn": 1, "paren": 2, "trade": 3}
+_KIND_RANK = {"title": 0, "inn": 1, "paren": 2, "stem": 3, "trade": 4}
 
 
 def parse_trade_names(text: str) -> list[str]:
@@ -141,9 +143,16 @@ class Catalog:
         self._by_drug: dict[str, list[Name]] = defaultdict(list)
         self._classes_by_drug: dict[str, list[str]] = {}
         self._word_spread, self._partner_words = _chunk_words(chunks)
+        stems: dict[tuple[str, ...], dict[str, Name]] = defaultdict(dict)
         for mono in monographs:
-            self._add_book_names(mono)
+            for name in self._add_book_names(mono):
+                stem = self._salt_stem(name)
+                if stem is not None:
+                    stems[stem.tokens].setdefault(stem.drug_id, stem)
             self._classes_by_drug[mono.drug_id] = _class_words_of(mono)
+        for by_drug in stems.values():
+            if len(by_drug) == 1:  # "calci" of two calci salts names neither
+                self._add(next(iter(by_drug.values())))
         self._book_names = {key: n for key, n in self._names.items()}  # titles, INNs, parentheticals
         self._near_book_words = _deletion_index(
             [key[0] for key in self._book_names if len(key) == 1 and len(key[0]) >= TYPO_MIN_LETTERS]
@@ -180,20 +189,37 @@ class Catalog:
         pairs = spelled_tokens(text)
         return Name(drug_id, text, kind, tuple(f for f, _ in pairs), tuple(w for _, w in pairs))
 
-    def _add_book_names(self, mono: Monograph) -> None:
+    def _add_book_names(self, mono: Monograph) -> list[Name]:
+        """Title, its parentheticals and the INN line's names, added; returned for their salt stems."""
         main = _PAREN.sub(" ", mono.title).strip()
-        self._add(self._book_name(mono.drug_id, main.title() if main.isupper() else main, "title"))
+        added = [self._book_name(mono.drug_id, main.title() if main.isupper() else main, "title")]
         for paren in _PAREN.findall(mono.title):
             toks = tuple(tokens(paren))
             if toks and not all(is_vietnamese_word(t) for t in toks):
-                self._add(self._book_name(mono.drug_id, paren.strip(), "paren"))
+                added.append(self._book_name(mono.drug_id, paren.strip(), "paren"))
         if mono.inn:
             pieces = re.split(r"[;,]", _PAREN.sub(" ", mono.inn)) + _PAREN.findall(mono.inn)
             for inn in pieces:
                 inn = inn.strip(" .")
                 toks = tuple(tokens(inn))
                 if toks and not all(is_vietnamese_word(t) for t in toks):
-                    self._add(self._book_name(mono.drug_id, inn, "inn"))
+                    added.append(self._book_name(mono.drug_id, inn, "inn"))
+        for name in added:
+            self._add(name)
+        return added
+
+    def _salt_stem(self, name: Name) -> Name | None:
+        """The name without its salt words ("Esmolol hydroclorid" -> "Esmolol"), when what is left is a drug-shaped
+        word: not Vietnamese, not a lab value's element ("kali" of "kali clorid" is also "kali máu")."""
+        keep = [i for i, t in enumerate(name.tokens) if t not in SALT_WORDS]
+        if not keep or len(keep) == len(name.tokens):
+            return None
+        toks = tuple(name.tokens[i] for i in keep)
+        if all(is_vietnamese_word(t) or t.isdigit() for t in toks) or len("".join(toks)) < PREFIX_MIN_LETTERS:
+            return None
+        spelled = tuple(name.spelled[i] for i in keep) if len(name.spelled) == len(name.tokens) else ()
+        text = " ".join(w.capitalize() if j == 0 else w for j, w in enumerate(spelled or toks))
+        return Name(name.drug_id, text, "stem", toks, spelled)
 
     def _trade_variants(self, drug_id: str, trade: str) -> list[Name]:
         """The trade name, and without its strength or form ("Agimfor 500" -> "Agimfor"), if plausible."""
@@ -289,7 +315,7 @@ class Catalog:
                 continue
             word = words[i]
             original = text[spans[i][1] : spans[i][2]]
-            if self._drug_like(word, original):
+            if self._drug_like(word, original) or self._named_as_drug(words, typed, i):
                 res.unknown.append(original)
             elif self._latin_word(word, original) and not _lab_value_follows(typed[i + 1 : i + 2]):
                 latin.append((len(res.unknown), original, word))
@@ -350,6 +376,16 @@ class Catalog:
             return False
         return word.endswith(_DRUG_SUFFIXES)
 
+    def _named_as_drug(self, words: list[str], typed: list[str], i: int) -> bool:
+        """'thuốc X123', 'biệt dược Zyx': a word the person calls a drug, not a Vietnamese word nor a known
+        term, is a drug name even without an INN's ending (a follow-up naming it starts a new subject)."""
+        if i == 0 or words[i - 1] not in _DRUG_HEAD_WORDS or not _is_drug_head(typed[i - 1]):
+            return False
+        word = words[i]
+        if len(word) < 3 or not any(c.isalpha() for c in word) or word in NOT_DRUG_WORDS:
+            return False
+        return not is_vietnamese_word(word) and not has_diacritics(typed[i])
+
     @staticmethod
     def _latin_word(word: str, original: str) -> bool:
         """Latin letters typed without diacritics, not a Vietnamese syllable nor a known non-drug term: a drug
@@ -357,6 +393,14 @@ class Catalog:
         if len(word) < PREFIX_MIN_LETTERS or not word.isalpha() or word in NOT_DRUG_WORDS:
             return False
         return not is_vietnamese_word(word) and fold(original) == original.lower()
+
+
+_DRUG_HEADS_TYPED = frozenset(DRUG_HEAD_WORDS)
+_DRUG_HEAD_WORDS = frozenset(fold(w) for w in DRUG_HEAD_WORDS)
+
+
+def _is_drug_head(typed: str) -> bool:
+    return typed in _DRUG_HEADS_TYPED or not has_diacritics(typed)
 
 
 def _spelled_as_typed(name: Name, typed: list[str]) -> bool:

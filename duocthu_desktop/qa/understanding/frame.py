@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from duocthu_desktop.qa.understanding.lab_values import LabValue
+
 TurnType = Literal[
     "drug_attribute",  # one drug, a section asked for (contraindications, storage, ATC, ...)
     "dosing",  # one drug, its dose
@@ -84,3 +86,5 @@ class QueryFrame(BaseModel):
         default_factory=dict, description="drug_id -> the trade name typed, for drugs recognised only by it."
     )
     ranking: bool = Field(False, description="The person asked which drug is best ('tốt nhất'); the book does not rank.")
+    # added with issue 17: compared as numbers with units against the book's thresholds
+    lab_values: list[LabValue] = Field(default_factory=list, description="'kali máu 6,2 mmol/l', 'INR 4'.")

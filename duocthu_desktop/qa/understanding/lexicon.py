@@ -343,6 +343,12 @@ CONTRAINDICATED_IN_PHRASES: tuple[str, ...] = (
 )
 # Words that join two drugs of one question.
 JOINERS: tuple[str, ...] = ("và", "với", "cùng", "cùng với", "+", "chung với")
+# With two drugs named, these words ask whether they may be taken together, whatever else the question says
+# ("Warfarin dùng chung aspirin liều cao được không?" is an interaction, not a dose question).
+COADMINISTRATION_CUES: tuple[str, ...] = (
+    "dùng chung", "dùng cùng", "uống chung", "uống cùng", "tiêm chung", "phối hợp", "kết hợp", "dùng kèm",
+    "uống kèm", "cùng lúc", "đồng thời", "chung với", "cùng với",
+)
 # With two drugs named and no section asked, these words make the question one about their interaction
 # ("đang dùng warfarin thì uống paracetamol có ảnh hưởng gì không", "X có ảnh hưởng đến nồng độ Y không").
 TWO_DRUG_CUES: tuple[str, ...] = (
@@ -603,3 +609,19 @@ FOLLOW_UP_TAIL_WORDS: tuple[str, ...] = (
 PARTNER_QUESTION_WORDS: tuple[str, ...] = ("nào", "gì", "sao", "đâu", "khác", "bao", "nhiêu", "ai", "mấy", "cách")
 # "kali máu", "natri huyết": an element named with a body fluid is a lab value, not a drug taken with another.
 LAB_VALUE_WORDS: tuple[str, ...] = ("máu", "huyết", "niệu")
+# The salt and ester words of a monograph's name, as the book spells them and as INN lines do: "X hydroclorid",
+# "X phosphat", "Natri X" are X to a clinician, so the name without them is a name of that monograph too.
+SALT_WORDS: frozenset[str] = frozenset(
+    "hydroclorid hydrobromid hydrat dihydrat trihydrat monohydrat hemihydrat sesquihydrat phosphat dinatri natri kali"
+    " calci magnesi carbonat bicarbonat hydrocarbonat clorid bromid iodid acetat citrat maleat tartrat bitartrat"
+    " fumarat succinat hemisuccinat mesylat mesilat besylat besilat tosylat nitrat dinitrat mononitrat gluconat"
+    " lactat lactobionat propionat dipropionat valerat butyrat stearat estolat ethylsuccinat pamoat hyclat"
+    " sulfat bisulfat tromethamin meglumin lysin arginin"
+    " hydrochloride hydrobromide hydrate dihydrate trihydrate monohydrate hemihydrate phosphate sodium potassium"
+    " calcium magnesium carbonate bicarbonate chloride bromide iodide acetate citrate maleate tartrate bitartrate"
+    " fumarate succinate mesylate besylate tosylate nitrate dinitrate mononitrate gluconate lactate lactobionate"
+    " propionate dipropionate valerate butyrate stearate estolate ethylsuccinate pamoate hyclate sulfate"
+    " sulphate bisulfate tromethamine meglumine".split()
+)
+# "thuốc X123", "biệt dược Zyx", "hoạt chất Y": the word after these is one the person calls a drug.
+DRUG_HEAD_WORDS: tuple[str, ...] = ("thuốc", "dược", "chất")

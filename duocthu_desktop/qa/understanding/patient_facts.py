@@ -12,6 +12,7 @@ import re
 
 from duocthu_desktop.qa.answers.comorbidities import Said
 from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.lab_values import lab_values
 from duocthu_desktop.qa.understanding.textmatch import Text, find
 from duocthu_desktop.text import fold
 
@@ -67,6 +68,7 @@ def add_patient_facts(frame: QueryFrame, text: str) -> QueryFrame:
         frame.clcr is not None and frame.clcr < NORMAL_CLCR
     ) or _creatinine_raised(words)
     frame.hepatic_impairment = _any_fact(words, HEPATIC_PHRASES, liver=True)
+    frame.lab_values = lab_values(text)
     trimester = extract_trimester(words, frame.pregnant)
     if trimester is not None:
         frame.trimester = trimester
@@ -77,7 +79,7 @@ def add_patient_facts(frame: QueryFrame, text: str) -> QueryFrame:
         and frame.drug_ids
         and frame.section_key is None
         and (frame.renal_impairment or frame.hepatic_impairment or frame.trimester is not None
-             or _names_a_condition(frame))
+             or frame.lab_values or _names_a_condition(frame))
     ):
         # "Người suy gan dùng paracetamol được không?": whether this patient may use it is first a matter of the
         # drug's contraindications.

@@ -15,6 +15,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     ADR,
     CAN_USE_PHRASES,
     CAUSE_PHRASES,
+    COADMINISTRATION_CUES,
     CONDITION_FILLER_WORDS,
     CONDITION_TAIL_WORDS,
     CONTRAINDICATED_IN_PHRASES,
@@ -194,7 +195,7 @@ def _turn_type(frame: QueryFrame, text: Text, interaction_cue: bool, can_use: bo
     if frame.drug_ids and partners >= 2:
         # "có dùng được không" with two drugs asks whether they can be used together, not for a contraindication
         open_ask = frame.section_key is None or can_use
-        if interaction_cue or (open_ask and any_of(text, _JOINERS)):
+        if interaction_cue or any_of(text, COADMINISTRATION_CUES) or (open_ask and any_of(text, _JOINERS)):
             return "interaction"
         if open_ask and any_of(text, TWO_DRUG_CUES):
             # "Đang dùng warfarin thì uống paracetamol có ảnh hưởng gì không?", "X có ảnh hưởng đến nồng độ Y?"

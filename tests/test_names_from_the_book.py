@@ -1,0 +1,49 @@
+"""Every name the book prints for a monograph resolves to it: the title, the name without its salt words, the
+INN line's names; a word the person calls a drug that the book lacks is an unknown drug, not the last one."""
+
+from __future__ import annotations
+
+from duocthu_desktop.artifacts import Monograph
+from duocthu_desktop.qa.understanding.catalog import Catalog
+from duocthu_desktop.text import drug_id_from_title
+
+
+def _mono(title: str, inn: str | None = None) -> Monograph:
+    return Monograph(drug_id=drug_id_from_title(title), title=title, inn=inn, start_physical=1, end_physical=1,
+                     start_printed=1, end_printed=1)
+
+
+def test_the_stem_of_a_salt_name_is_the_monograph():
+    cat = Catalog([_mono("ZOLMERAN HYDROCLORID"), _mono("PIRATEX PHOSPHAT", "Piratex phosphate")], [])
+    assert cat.resolve("Liều zolmeran cho người lớn").drug_ids == ["zolmeran_hydroclorid"]
+    assert cat.resolve("Liều Zolmeran hydroclorid").drug_ids == ["zolmeran_hydroclorid"]
+    assert cat.resolve("piratex có dùng cho trẻ em không").drug_ids == ["piratex_phosphat"]
+    assert "Zolmeran" in cat.names_for("zolmeran_hydroclorid")
+
+
+def test_a_stem_two_salts_share_names_neither():
+    cat = Catalog([_mono("LITAX CARBONAT"), _mono("LITAX CITRAT")], [])
+    res = cat.resolve("liều litax")
+    assert res.drug_ids == []
+    assert cat.resolve("liều litax citrat").drug_ids == ["litax_citrat"]
+
+
+def test_a_salt_only_name_gives_no_stem():
+    cat = Catalog([_mono("KALI CLORID"), _mono("NATRI BICARBONAT")], [])
+    assert cat.resolve("kali máu 6 mmol/l").drug_ids == []
+    assert cat.resolve("liều kali clorid").drug_ids == ["kali_clorid"]
+
+
+def test_the_inn_line_stem_resolves_too():
+    cat = Catalog([_mono("MOXTERAL", "Moxteral sodium")], [])
+    assert cat.resolve("Moxteral sodium liều").drug_ids == ["moxteral"]
+
+
+def test_a_word_called_a_drug_is_an_unknown_drug():
+    cat = Catalog([_mono("ZOLMERAN HYDROCLORID")], [])
+    res = cat.resolve("liều thuốc X123 cho người lớn?")
+    assert res.drug_ids == [] and res.unknown == ["X123"]
+    assert cat.resolve("biet duoc Qorvix dung the nao").unknown == ["Qorvix"]
+    # Vietnamese words after "thuốc" are not drug names
+    assert cat.resolve("thuốc này uống lúc nào").unknown == []
+    assert cat.resolve("thuoc tiem hay thuoc uong").unknown == []

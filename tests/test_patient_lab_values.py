@@ -1,0 +1,76 @@
+"""The patient's lab values against the thresholds the book prints, as numbers with their units."""
+
+from __future__ import annotations
+
+import pytest
+
+from duocthu_desktop.qa.answers import warning_rules as rules
+from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.lab_values import LabValue, bears_on, lab_values, thresholds
+
+
+@pytest.mark.parametrize(
+    ("question", "analyte", "value", "unit"),
+    [
+        ("Kali máu 6,2 mmol/l có dùng được không", "kali", 6.2, "mmol/l"),
+        ("kali mau 5.8 mEq/L", "kali", 5.8, "meq/l"),
+        ("bệnh nhân có INR 4,5", "inr", 4.5, None),
+        ("tiểu cầu 40 000/mm3", "tieu_cau", 40000.0, "/mm3"),
+        ("natri huyết thanh là 128 mmol/lít", "natri", 128.0, "mmol/lit"),
+        ("Hb 8 g/dl", "hemoglobin", 8.0, "g/dl"),
+    ],
+)
+def test_a_value_the_person_gives_is_read_with_its_unit(question, analyte, value, unit):
+    assert lab_values(question) == [LabValue(analyte=analyte, value=value, unit=unit)]
+
+
+def test_a_lab_word_without_a_number_is_no_value():
+    assert lab_values("Thuốc này có làm tăng kali máu không?") == []
+
+
+def test_the_book_prints_bands_after_the_analyte():
+    [t] = thresholds("Người bệnh có natri máu dưới 130 mmol/lít.")
+    assert (t.analyte, t.hi, t.unit) == ("natri", 130.0, "mmol/l")
+    platelets, white = thresholds("Số lượng tiểu cầu 50 000/mm³ - 100 000/mm³ và bạch cầu trên 2 000/mm³")
+    assert (platelets.analyte, platelets.lo, platelets.hi) == ("tieu_cau", 50000.0, 100000.0)
+    assert (white.analyte, white.lo, white.hi) == ("bach_cau", 2000.0, float("inf"))
+    assert thresholds("Bổ sung kali 20 mmol mỗi ngày.") == []  # an amount, not a band
+
+
+@pytest.mark.parametrize(
+    ("sentence", "labs", "verdict"),
+    [
+        ("Chống chỉ định: tăng kali huyết (kali huyết > 5,5 mmol/lít).", [("kali", 6.2, "mmol/l")], True),
+        ("Chống chỉ định: tăng kali huyết (kali huyết > 5,5 mmol/lít).", [("kali", 4.1, "mmol/l")], False),
+        ("Chống chỉ định: tăng kali huyết (kali huyết > 5,5 mmol/lít).", [("kali", 6.0, "meq/l")], True),
+        ("Không dùng khi tiểu cầu dưới 50 000/mm³.", [("tieu_cau", 40.0, "g/l")], True),  # 40 G/l = 40 000/mm³
+        ("Không dùng khi tiểu cầu dưới 50 000/mm³.", [("tieu_cau", 150000.0, "/mm3")], False),
+        ("Không dùng khi tiểu cầu dưới 50 000/mm³.", [("kali", 6.0, "mmol/l")], None),
+        ("Thận trọng khi natri máu dưới 130 mmol/lít.", [("natri", 128.0, None)], True),
+    ],
+)
+def test_a_band_bears_on_the_patient_only_when_the_value_lies_in_it(sentence, labs, verdict):
+    assert bears_on(sentence, [LabValue(analyte=a, value=v, unit=u) for a, v, u in labs]) is verdict
+
+
+def test_a_lab_value_makes_the_sentence_a_warning_for_this_patient():
+    frame = QueryFrame(question="kali máu 6,2 mmol/l", lab_values=lab_values("kali máu 6,2 mmol/l"))
+    patient = rules.Patient.of(frame)
+    assert patient.any()
+    assert rules.topics_of("Chống chỉ định khi kali huyết > 5,5 mmol/lít.", patient) == ("xet_nghiem",)
+    low = rules.Patient.of(QueryFrame(question="kali 4 mmol/l", lab_values=lab_values("kali 4 mmol/l")))
+    assert rules.topics_of("Chống chỉ định khi kali huyết > 5,5 mmol/lít.", low) == ()
+
+
+def test_a_contraindication_for_another_route_is_not_this_patients():
+    child = rules.Patient(age=(5.0, 5.0), route="other")
+    sentence = "Chống chỉ định dùng thuốc nhỏ mắt 10 % cho trẻ em."
+    assert rules.topics_of(sentence, child) == ()
+    assert rules.topics_of(sentence, rules.Patient(age=(5.0, 5.0), route="nho_mat")) == ("tre_em",)
+    assert rules.topics_of(sentence, rules.Patient(age=(5.0, 5.0))) == ("tre_em",)
+
+
+def test_a_sentence_for_premature_neonates_is_not_a_two_year_olds():
+    toddler = rules.Patient(age=(2.0, 2.0))
+    assert rules.topics_of("Chống chỉ định cho trẻ sinh non đang chảy máu.", toddler) == ()
+    assert rules.topics_of("Chống chỉ định cho trẻ dưới 6 tuổi.", toddler) == ("tre_em",)
