@@ -103,6 +103,11 @@ def read_fields(text: str, *, label: bool = False) -> Fields:
     pops = populations_in(_group_part(text) if label else text)
     if f.age is not None and f.age.gestational:
         pops = (pops - {"tre_em"}) | {"so_sinh"}
+    together = _TOGETHER.search(fold(text))
+    if pops == {"nguoi_lon", "tre_em"} and together and (
+        "thieu nien" in together.group(0) or (f.age is not None and f.age.min is not None and f.age.max is None)
+    ):
+        pops = {"nguoi_lon"}  # "Người lớn và trẻ em trên 12 tuổi", "Người lớn và thiếu niên": the adults' dose
     if len(pops) == 1:
         f.population = next(iter(pops))
     elif not pops and f.age is not None:
@@ -120,6 +125,10 @@ def read_fields(text: str, *, label: bool = False) -> Fields:
     return f
 
 
+# adults named with older children as one group: the children's bound, if any, is a lower one
+_TOGETHER = re.compile(r"\bnguoi lon(?: va|,| hoac)? (?:tre em|tre|thieu nien)\b(?! (?:duoi|nho hon|<))")
+
+
 def _group_part(label: str) -> str:
     """Where a label names its group: its first listed item ("Nhiễm khuẩn huyết, nhiễm khuẩn huyết sơ sinh, ..."
     lists diseases), or a group it is for ("... ở trẻ em")."""
@@ -131,10 +140,12 @@ def _group_part(label: str) -> str:
 def classify_rule(words: str) -> tuple[str, Fields, labels.LabelRule]:
     """What a label is (labels.RULES, first rule that holds) and the fields its words state."""
     words = words.strip().rstrip(":").strip()
-    folded = fold(words)
     f = read_fields(words, label=True)
     facts = labels.stated(group=f.has_group, route=bool(f.routes), renal=f.renal is not None, hepatic=f.hepatic)
-    rule = labels.first_rule(words, folded, facts)
+    # a bracketed aside or what follows an inner ":" does not change what the label is ("Cách dùng: (gồm ...)")
+    head = re.sub(r"\([^()]*\)", " ", words).split(":")[0].strip() or words
+    folded = fold(head)
+    rule = labels.first_rule(head, folded, facts)
     kind = rule.kind
     if rule.name == "group" and not (
         sum(1 for w in re.findall(r"[a-z]+", folded) if w not in _BAND_WORDS) < 2 or _GROUP_FIRST.match(folded)
@@ -318,8 +329,7 @@ class SectionReader:
                 labels = [reading.Label(start, end, text[start:end].strip().rstrip(":"))]
             for lab in labels:  # "Nhiễm vi khuẩn ... đường tiết niệu: Người lớn:" is two headings
                 kind, f = classify(lab.text)
-                if kind == "kind" and f.routes:
-                    kind = "route"  # "Liều uống cho người có chức năng thận bình thường:"
+                kind = _heading_kind(kind, lab.text, f)
                 self._heading(kind, lab.text, f, inline=False)
             return
         self._sentences(chunk, reading.sentences(text, start, end), end)
@@ -383,6 +393,8 @@ class SectionReader:
             self.stack = [lv for lv in self.stack if not (lv.dim == "indication" and lv.soft)]
         for lab in piece.labels:
             kind, f = classify(lab.text)
+            if heading_only:
+                kind = _heading_kind(kind, lab.text, f)
             generic_label = generic_label or kind == "generic"
             label_routes += [r for r in f.routes if r not in label_routes and not (kind == "note" and r == "other")]
             if kind == "generic" and not (first or heading_only):
@@ -418,7 +430,9 @@ class SectionReader:
         if at_end and not doses and body.rstrip().endswith(":"):
             # "Đối với người suy thận, phải giảm liều theo ...:" introduces the lines below: a statement, and
             # a heading of the group or band it names
-            kind, f = classify(_head(body).rstrip().rstrip(":"))
+            words = _head(body).rstrip().rstrip(":")
+            kind, f = classify(words)
+            kind = _heading_kind(kind, words, f)
             if kind in ("group", "route"):
                 self._heading(kind, body.strip().rstrip(":"), f, inline=False)
         if not doses and generic_label and routes_in(body, window=2):
@@ -486,6 +500,16 @@ class SectionReader:
             "dose" if reading.gives_dose(chunk.text) else "instruction")
         row = self._row(chunk, 0, len(chunk.text), f, chunk.text, None, kind)
         self.rows.append(row.model_copy(update={"quarantined": True}))
+
+
+def _heading_kind(kind: str, words: str, f: Fields) -> str:
+    """A dose-kind label alone on its line heads the lines below it: "Liều uống cho người có chức năng thận bình
+    thường:" is a route heading, "Liều cho trẻ em từ 6 đến 12 tuổi:" a group heading (not a maximum's)."""
+    if kind != "kind":
+        return kind
+    if f.has_group and not _MAX_LABEL.search(fold(words)) and not _LOADING.search(fold(words)):
+        return "group"
+    return "route" if f.routes else kind
 
 
 def _cuts_clause(label: str) -> bool:
