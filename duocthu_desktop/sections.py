@@ -1,7 +1,8 @@
 """The CONTRACT's section keys and the headings the book prints for them.
 
-Headings are matched on folded text so spelling variants and OCR slips ("Chỉ đinh", "qui chế"/"quy chế")
-land on the same key. The order of SECTIONS is the book's usual order.
+Headings are matched on folded text so spelling variants, other wordings and OCR slips ("Chỉ đinh",
+"qui chế"/"quy chế", "Liều lượng, cách dùng", "Quá liều và xử lý") land on the same key. The order of
+SECTIONS is the book's usual order.
 """
 
 from __future__ import annotations
@@ -34,11 +35,11 @@ SECTIONS: tuple[SectionDef, ...] = (
         (r"tac dung khong mong muon( \(adr\))?",),
     ),
     SectionDef("xu_tri_adr", "Hướng dẫn cách xử trí ADR", (r"huong dan cach xu tri (adr|tac dung khong mong muon)",)),
-    SectionDef("lieu_luong_cach_dung", "Liều lượng và cách dùng", (r"lieu luong (va|v a) cach dung",)),
+    SectionDef("lieu_luong_cach_dung", "Liều lượng và cách dùng", (r"lieu luong(,? (va|v a)|,) cach dung",)),
     SectionDef("tuong_tac_thuoc", "Tương tác thuốc", (r"tuong tac thuoc",)),
     SectionDef("tuong_ky", "Tương kỵ", (r"tuong k[yi](?! \w)",)),
     SectionDef("do_on_dinh_bao_quan", "Độ ổn định và bảo quản", (r"do on dinh (va|v a) bao quan", r"bao quan(?! \w)")),
-    SectionDef("qua_lieu_xu_tri", "Quá liều và xử trí", (r"qua lieu (va|v a) xu tri",)),
+    SectionDef("qua_lieu_xu_tri", "Quá liều và xử trí", (r"qua lieu(,? (va|v a)|,) xu (tri|ly)",)),
     SectionDef("thong_tin_qui_che", "Thông tin qui chế", (r"thong tin (qui|quy) che",)),
     SectionDef("ten_thuong_mai", "Tên thương mại", (r"ten thuong mai",)),
 )

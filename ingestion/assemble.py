@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from duocthu_desktop.artifacts import Chunk, Monograph, SectionSpan
 from ingestion.chunker import pack_prose
-from ingestion.monographs import RawMonograph, atc_codes, clean_field, parse_identity
+from ingestion.monographs import RawMonograph, atc_codes, clean_field, identity_entries, parse_identity
 from ingestion.paragraphs import Paragraph, to_paragraphs
 from ingestion.sectioning import THONG_TIN_CHUNG, RawSection, identity_lines, split_sections
 from ingestion.spans import Line
@@ -115,13 +115,21 @@ def _chunk(
 
 
 def _identity_part(section: RawSection) -> tuple[str, list[list[int]], dict[str, str]]:
+    """The block under the title as one text, with the page each stretch of it is printed on."""
     lines = identity_lines(section)
-    texts, fields = parse_identity(lines)
+    _, fields = parse_identity(lines)
+    text = ""
     spans: list[list[int]] = []
-    physical = lines[0].physical if lines else section.start_physical or 0
-    text = "\n".join(texts)
-    if text:
-        spans.append([physical, 0, len(text)])
+    for entry, (_, pieces) in enumerate(identity_entries(lines)):
+        if entry:
+            text += "\n"
+        for piece, physical in pieces:
+            start = len(text)
+            text += piece
+            if spans and spans[-1][0] == physical:
+                spans[-1][2] = len(text)
+            else:
+                spans.append([physical, start, len(text)])
     return text, spans, fields
 
 

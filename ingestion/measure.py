@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from duocthu_desktop.artifacts import Chunk, Monograph
+from duocthu_desktop.sections import match_heading
 from ingestion.pipeline import BuildResult, run
 
 _LEAK_AFTER = re.compile(r"\b\d{1,4}\s+(?:\*\*)?[A-ZĐ][^\n*\d|]{0,60}?(?:\*\*)?\s+DTQGVN 2")
@@ -111,8 +112,10 @@ def similarities(result: BuildResult, corpus: Path) -> dict[str, float]:
 
 
 def gold_agreement(result: BuildResult, gold: dict) -> dict[str, list[str]]:
-    """Every disagreement with the gold file, by kind (empty lists mean full agreement)."""
-    out: dict[str, list[str]] = {"monographs": [], "section_keys": [], "folios": []}
+    """Every disagreement with the gold file, by kind (empty lists mean full agreement): each monograph's
+    drug_id, title, first physical page and folio, its headings with their section keys in order, which
+    monographs start on each page, and each page's folio."""
+    out: dict[str, list[str]] = {"monographs": [], "section_keys": [], "headings": [], "folios": []}
     got = result.monographs
     if len(got) != len(gold["monographs"]):
         out["monographs"].append(f"count {len(got)} != gold {len(gold['monographs'])}")
@@ -128,10 +131,22 @@ def gold_agreement(result: BuildResult, gold: dict) -> dict[str, list[str]]:
         keys = [s.key for s in m.sections]
         if keys != g["section_keys"]:
             out["section_keys"].append(f"{g['drug_id']}: {keys} != {g['section_keys']}")
+        # the gold names each heading in the book's usual wording; ours is as printed ("Bảo quản"): both must
+        # land on the same key, in the same order
+        mine_keys = [(match_heading(s.heading) or ("?",))[0] for s in m.sections if s.key != "thong_tin_chung"]
+        gold_keys = [(match_heading(h) or ("?",))[0] for h in g.get("sections", [])]
+        if "sections" in g and mine_keys != gold_keys:
+            out["headings"].append(f"{g['drug_id']}: {mine_keys} != {gold_keys}")
     folios = {p.physical: p.printed for p in result.pages.pages}
+    slug = {g["drug_id"]: g.get("slug", g["drug_id"]) for g in gold["monographs"]}  # pages name slugs
+    starts: dict[int, list[str]] = {}
+    for m in got:
+        starts.setdefault(m.start_physical, []).append(slug.get(m.drug_id, m.drug_id))
     for p in gold["pages"]:
         if folios.get(p["physical"]) != p["printed"]:
             out["folios"].append(f"physical {p['physical']}: {folios.get(p['physical'])} != {p['printed']}")
+        if "starts" in p and starts.get(p["physical"], []) != p["starts"]:
+            out["monographs"].append(f"physical {p['physical']} starts {starts.get(p['physical'], [])} != {p['starts']}")
     return out
 
 

@@ -11,7 +11,6 @@ was, and so does a cancel (`cancel` event, BuildCancelled); `on_progress(stage, 
 from __future__ import annotations
 
 import hashlib
-import resource
 import sys
 import threading
 import time
@@ -35,6 +34,11 @@ from ingestion.monographs import RawMonograph, split_monographs
 from ingestion.progress import BuildCancelled, Progress, ProgressFn, TerminalBar
 from ingestion.spans import Line, PageLayout, group_lines, read_spans, reading_order
 from ingestion.tables import TableBlock, find_tables
+
+try:  # Unix only; on Windows the report has no peak memory rather than the ingest not importing
+    import resource
+except ImportError:  # pragma: no cover - exercised on Windows
+    resource = None  # type: ignore[assignment]
 
 __all__ = ["BuildCancelled", "BuildResult", "build", "run"]  # BuildCancelled: what a caller of build catches
 
@@ -148,6 +152,13 @@ def _refuse_textless_pages(pdf: Path, reads: list[PageRead], raw: list[RawMonogr
         )
 
 
+def _peak_memory_mb() -> float | None:
+    """This process's peak resident memory in MB (Linux reports ru_maxrss in KB); None where unknown."""
+    if resource is None:
+        return None
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
 def _column_right(items: list[Line | TableBlock]) -> dict[tuple[int, int], float]:
     right: dict[tuple[int, int], float] = {}
     for it in items:
@@ -222,7 +233,7 @@ def run(pdf: Path, progress: bool = False, steps: Progress | None = None) -> Bui
         gates=gate_values,
         gate_details=details,
         pages_per_second=round(len(reads) / seconds, 2) if seconds else None,
-        peak_memory_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        peak_memory_mb=_peak_memory_mb(),
         page_facts=[f.__dict__ for f in facts],
     )
     return BuildResult(monographs, chunks, page_map, report, facts)

@@ -37,6 +37,37 @@ def test_titles_need_the_identity_block_and_collisions_keep_their_parenthetical(
     assert [it.text for it in monos[0].items if isinstance(it, Line)][-2:] == ["BẢNG 1", "more body"]
 
 
+def italic(text):
+    ln = line(text)
+    ln.spans[0].italic = True
+    return ln
+
+
+def test_an_italic_notice_between_title_and_identity_lines_is_stepped_over_and_kept():
+    notice = [italic(f"notice line {i}") for i in range(6)]  # longer than the identity look-ahead
+    items = [
+        title("FIRST"), line("F.", label="Tên chung quốc tế:"), line("body"),
+        title("SECOND"), *notice, line("S.", label="Tên chung quốc tế:"), line("more"),
+    ]
+    monos = split_monographs(items)
+    assert [m.drug_id for m in monos] == ["first", "second"]
+    assert [it.text for it in monos[1].items][:7] == [n.text for n in notice] + ["Tên chung quốc tế: S."]
+    texts, fields = parse_identity(monos[1].items[:7])
+    assert texts[0] == " ".join(n.text for n in notice) and fields["inn"] == "S."
+
+
+def test_italic_lines_without_identity_lines_after_them_start_no_monograph():
+    items = [title("FIRST"), line("F.", label="Tên chung quốc tế:"), title("BẢNG 2"),
+             *[italic("note") for _ in range(3)], line("body")]
+    assert [m.drug_id for m in split_monographs(items)] == ["first"]
+
+
+def test_a_title_whose_parenthetical_wraps_is_one_title():
+    items = [title("TÍM GENTIAN (Methylrosanilin"), title("clorid)"), line("M.", label="Tên chung quốc tế:")]
+    monos = split_monographs(items)
+    assert [(m.title, m.drug_id) for m in monos] == [("TÍM GENTIAN (Methylrosanilin clorid)", "tim_gentian")]
+
+
 def test_identity_block_fields_and_wrapped_class():
     lines = [
         line("Aciclovir.", label="Tên chung quốc tế:"),

@@ -392,3 +392,17 @@ def test_every_command_starts_with_a_damaged_settings_file(index_copy, ask_env, 
     assert cli_eval.main(["--index", str(tmp_path / "nowhere"), str(cases)]) == 2
     assert "No index at" in _one_line(capsys)  # the settings file did not stop it: the missing index did
     assert main(["check", str(index_copy)]) == 0
+
+
+def test_the_pipeline_imports_where_the_unix_only_resource_module_is_missing():
+    """Windows has no `resource`: the ingest still imports and runs, its report without a peak memory."""
+    import sys
+
+    code = (
+        "import sys; sys.modules['resource'] = None\n"
+        "import ingestion.pipeline as p\n"
+        "assert p.resource is None and p._peak_memory_mb() is None\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -39,6 +39,14 @@ def test_ocr_slip_and_spelling_variant_headings():
     assert as_heading(mk([("Thông tin qui chế", True, False, 8.8)]))[0] == "thong_tin_qui_che"
 
 
+def test_headings_in_other_wordings_land_on_the_contract_key():
+    """The book also prints "Liều lượng, cách dùng" and "Quá liều và xử lý" for these two sections."""
+    hit = as_heading(mk([("Liều lượng, cách dùng", True, False, 8.8)]))
+    assert hit[:2] == ("lieu_luong_cach_dung", "Liều lượng, cách dùng")
+    assert as_heading(mk([("Quá liều và xử lý", True, False, 8.8)]))[0] == "qua_lieu_xu_tri"
+    assert as_heading(mk([("Liều lượng, cách dùng", False, True, 8.6)])) is None  # an italic sub-heading
+
+
 def test_not_headings_body_text_italic_subheadings_and_smaller_bold():
     assert as_heading(mk([("Chỉ định điều trị cho người lớn.", False, False, 8.6)])) is None
     assert as_heading(mk([("Liều dùng:", True, True, 8.6)])) is None
