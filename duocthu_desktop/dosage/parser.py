@@ -234,7 +234,11 @@ class SectionReader:
         self.stack = [lv for lv in self.stack if not lv.inline]
         same = [i for i, lv in enumerate(self.stack) if lv.dim == kind]
         if same:
+            gone = {lv.label for lv in self.stack[same[-1] :] if lv.dim == "indication" and lv.soft}
             del self.stack[same[-1] :]
+            if kind == "indication":
+                # the group a paragraph's indication label named ("Duy trì ... ở trẻ sơ sinh: ...") goes with it
+                self.stack = [lv for lv in self.stack if not (lv.dim == "group" and lv.soft and lv.label in gone)]
         level.below = tuple(lv.label for lv in self.stack)
         if kind == "group":
             self.group_heads.append(level)
@@ -355,6 +359,9 @@ class SectionReader:
             self.stack = [lv for lv in self.stack if not (lv.dim == "group" and _is_organ(lv.fields))]
         if kind == "group" and _is_organ(f):
             self._leave_inline_indications()
+            if not inline:
+                # an impaired organ's heading on its own line is the drug's band, under no indication
+                self.stack = [lv for lv in self.stack if lv.dim != "indication"]
         if kind == "group" and _is_organ(f) and _ORGAN_RULE.search(fold(words)):
             # "Đối với người suy thận, phải giảm liều theo ...:": a rule for the drug, not for the indication or
             # the labelled group whose paragraph it ends; only the section's own group headings stay above it
@@ -365,8 +372,9 @@ class SectionReader:
             self.push("group", words, group, inline, paragraph_only)
             f = replace(f, population=None, age=None, weight=None)
         self.push(kind, words, f, inline, paragraph_only)
-        if soft and self.stack and self.stack[-1].label == words:
-            self.stack[-1].soft = True
+        if soft:
+            for lv in self.stack[-2:]:
+                lv.soft = lv.soft or lv.label == words
 
     def _leave_inline_indications(self) -> None:
         """An impaired organ's band ("Đối với suy thận:", a renal table) is the drug's, not the indication a label
@@ -406,8 +414,11 @@ class SectionReader:
                 # a band label leading its text: holds for this paragraph's sentences; an impaired organ that a
                 # label of an earlier paragraph named is not this band's
                 label_fields = _overlay(label_fields, f)
+                # a new band ends the group a label of an earlier statement named ("Trẻ sơ sinh: ..." above
+                # "Trẻ từ 1 tháng - 1 tuổi: ..."), and an impaired organ a label of an earlier paragraph named
                 self.stack = [lv for lv in self.stack
-                              if not (lv.dim == "group" and _is_organ(lv.fields) and (lv.soft or lv.inline))]
+                              if not (lv.dim == "group" and (lv.soft or lv.inline) and lv.piece != self.piece_no
+                                      and (_is_organ(lv.fields) or _other_group(lv.fields, f)))]
             else:
                 # an indication opening a later sentence, a route item of a list: for this paragraph only
                 only = (kind == "indication" and _CASE.match(fold(lab.text)) is not None) or (
@@ -453,6 +464,8 @@ class SectionReader:
         if not labelled_indication:
             own.indication = own_indication(body)
         inherited = self.inherited()
+        if doses and not own.routes and not label_routes and not (carry.routes or inherited.routes):
+            own.routes = routes_in(body)  # no route above: one the statement names anywhere ("..., ngày uống 3 lần")
         new_carry = carry
         if label_fields.has_group or label_fields.renal:
             new_carry = replace(_group_only(label_fields), routes=carry.routes, indication=carry.indication)
@@ -500,6 +513,12 @@ class SectionReader:
             "dose" if reading.gives_dose(chunk.text) else "instruction")
         row = self._row(chunk, 0, len(chunk.text), f, chunk.text, None, kind)
         self.rows.append(row.model_copy(update={"quarantined": True}))
+
+
+def _other_group(above: Fields, band: Fields) -> bool:
+    """A band that names its own group ("Trẻ từ 1 tháng - 1 tuổi") is not nested in another group a label above
+    named ("Trẻ sơ sinh:"); a bare age band ("Trên 2 tuổi") is."""
+    return not band.age_only and band.population is not None and above.population not in (None, band.population)
 
 
 def _heading_kind(kind: str, words: str, f: Fields) -> str:

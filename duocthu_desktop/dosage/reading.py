@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 # A dose amount: where the description of a group ends and its dose begins.
 DOSE = re.compile(
-    r"\d+(?:,\d+)?\s*(?:mg|g|microgam|mcg|µg|ml(?!\s*/\s*ph)|đơn vị|UI|IU|viên|giọt|mmol|%)(?!\w)", re.I
+    r"\d+(?:,\d+)?\s*(?:mg|g|microgam|mcg|µg|ml(?!\s*/\s*ph)|đơn vị|đvqt|đv|UI|IU|viên|giọt|mmol|%)(?!\w)"
+    r"|(?<=dải )\d+(?:,\d+)?\s*cm(?!\w)",  # "bôi một dải 1,3 cm": an ointment's amount by length
+    re.I,
 )
 # What a number measures when it is not an amount given: a concentration ("5 mg/ml", "0,9%") or a rate.
 _NOT_AMOUNT_AFTER = re.compile(r"\s*/\s*(?:ml|lít|l|giờ|phút|h)(?!\w)", re.I)
@@ -22,11 +24,12 @@ _NOT_AMOUNT_AFTER = re.compile(r"\s*/\s*(?:ml|lít|l|giờ|phút|h)(?!\w)", re.I
 _FREQUENCY = re.compile(
     r"\d+\s*(?:lần|liều)\s*(?:/|mỗi|một|trong)\s*(?:\d+\s*)?(?:ngày|giờ|tuần)|ngày\s*(?:\w+\s*)?\d+(?:\s*-\s*\d+)?\s*lần"
     r"|cách(?: nhau)?\s*\d+(?:\s*-\s*\d+)?\s*giờ|\d+\s*giờ\s*(?:/|một)\s*lần"
-    r"|(?:nhắc|lặp) lại (?:\w+\s+)?sau\s*\d+(?:\s*-\s*\d+)?\s*giờ",
+    r"|(?:nhắc|lặp) lại (?:\w+\s+)?sau\s*\d+(?:\s*-\s*\d+)?\s*giờ"
+    r"|(?:ngày|mỗi ngày)\s+(?:một|hai|ba|bốn)\s+lần|(?:một|hai|ba|bốn)\s+lần\s+(?:mỗi|một|/)\s*ngày",
     re.I,
 )
 # A dose given by reference to another group's dose ("Liều như người lớn", "dùng 1/2 liều người lớn").
-_REFERENCE = re.compile(r"liều\s+(?:như|bằng)\s|\d+\s*/\s*\d+\s+liều\s", re.I)
+_REFERENCE = re.compile(r"liều\s+(?:như|bằng)\s|\d+\s*/\s*\d+\s+liều\s|\d+\s*%\s+liều\s", re.I)
 _PARENS = re.compile(r"\([^()]*\)")
 _MODAL = re.compile(r"\b(?:nên|phải|cần|có thể|được|dùng|chỉ định)\b", re.I)
 _REGIMEN_NAME = re.compile(r"phác đồ\s*$", re.I)  # "theo phác đồ 1 lần/ngày" names a regimen, gives no dose
@@ -34,6 +37,8 @@ _REGIMEN_NAME = re.compile(r"phác đồ\s*$", re.I)  # "theo phác đồ 1 lầ
 _CONTENT_BEFORE = re.compile(r"(?:chứa|(?<!tăng )thêm|vào)\s+(?:\d+(?:,\d+)?\s*(?:-|–|đến)\s*)?$", re.I)
 _CONTENT_AFTER = re.compile(r"\s*(?:\w+\s+){0,2}?(?:nước|dung dịch|dung môi|được pha|tương đương)\b", re.I)
 
+
+_DROPS = re.compile(r"giọt$", re.I)  # "1 giọt dung dịch 0,25%": drops of a solution are the amount given
 
 _CEILING = re.compile(
     r"(?:tối đa|cao nhất|không (?:được )?(?:\w+ )?(?:vượt )?quá|vượt quá)(?:\s+(?:là|\w+))?\s*$", re.I
@@ -44,9 +49,10 @@ def _amounts(text: str) -> list[re.Match[str]]:
     """The amounts and frequencies a statement gives, outside brackets: not a concentration or a rate."""
     bare = _PARENS.sub(lambda m: " " * len(m.group(0)), text)
     found = [m for m in DOSE.finditer(bare)
-             if not m.group(0).endswith("%") and not _NOT_AMOUNT_AFTER.match(bare, m.end())
+             if not m.group(0).endswith("%")
+             and not _NOT_AMOUNT_AFTER.match(bare, m.end())
              and not _CONTENT_BEFORE.search(bare[max(0, m.start() - 12) : m.start()])
-             and not _CONTENT_AFTER.match(bare, m.end())]
+             and (not _CONTENT_AFTER.match(bare, m.end()) or _DROPS.search(m.group(0)))]
     found += [m for m in _FREQUENCY.finditer(bare) if not _REGIMEN_NAME.search(bare[max(0, m.start() - 20) : m.start()])]
     return found
 
