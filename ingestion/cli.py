@@ -129,9 +129,11 @@ def _inspect_dosing(folder: Path, drug_id: str) -> int:
         rows = read_dosing(path) if path.exists() else read_book(artifacts.read_chunks(folder / artifacts.CHUNKS_FILE))
     except (OSError, ValueError) as exc:
         raise InputRefused(f"{path}: unreadable ({exc}); run duocthu-ingest build") from exc
+    from duocthu_desktop.dosage.why import explain
+
     for row in rows:
         if row.drug_id == drug_id:
-            print(row.model_dump_json())
+            print(json.dumps({**row.model_dump(), "why": explain(row)}, ensure_ascii=False))
     return 0
 
 

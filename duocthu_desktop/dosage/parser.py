@@ -384,7 +384,11 @@ class SectionReader:
     def _piece(self, chunk: Chunk, piece: reading.Piece, carry: Fields, at_end: bool, first: bool) -> Fields:
         text = chunk.text
         self.piece_no += 1
+        if first and piece.labels and labels.is_glossary(piece.labels[0].text):
+            return carry  # "FFP: fresh frozen plasma" explains an abbreviation: not a statement, not a heading
         body = text[piece.body_start : piece.end]
+        if len(re.findall(r"[^\W\d_]", body)) < 3 and not piece.labels:
+            return carry  # a step number ("- 1.") of a list of steps is not a statement
         doses = reading.gives_dose(body)
         heading_only = not body.strip() and at_end
         # a label opening a paragraph whose own sentence gives no dose heads what follows, like a heading; so

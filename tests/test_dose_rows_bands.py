@@ -1,0 +1,42 @@
+"""Bands end where the book starts a new one: a neonate label does not hold for the children's bands after it,
+an indication label's group goes with it, and an impaired organ's heading is under no indication."""
+
+from __future__ import annotations
+
+from tests.test_dosing_parser import read, row
+
+
+def test_a_band_naming_its_own_group_ends_the_group_an_earlier_label_named() -> None:
+    # heparin: "Trẻ sơ sinh: ..." then "Trẻ từ 1 tháng - 1 tuổi: ...", then a continuation paragraph
+    rows = read("Điều trị huyết khối:\nTrẻ sơ sinh: Tiêm tĩnh mạch 75 đvqt/kg.\n"
+                "Trẻ từ 1 tháng - 18 tuổi: Tiêm 250 đvqt/kg/lần, ngày 2 lần.\n"
+                "Tiếp tục điều trị thêm 48 giờ sau khi bệnh ổn định.")
+    assert row(rows, "Trẻ sơ sinh").population == "so_sinh"
+    child = row(rows, "Trẻ từ 1 tháng")
+    assert child.population == "tre_em" and child.kind == "dose"  # "đvqt" is an amount
+    assert row(rows, "Tiếp tục").population != "so_sinh"
+
+
+def test_a_bare_age_band_stays_under_the_group_label_above_it() -> None:
+    rows = read("Trẻ em: Thủy đậu: Trên 2 tuổi: 20 mg/kg, uống 4 lần/ngày.\nDưới 2 tuổi: 10 mg/kg, uống 4 lần/ngày.")
+    assert row(rows, "Dưới 2 tuổi").population == "tre_em"
+
+
+def test_an_indication_label_naming_neonates_does_not_leak_to_the_next_indication() -> None:
+    rows = read("Duy trì ống thông động mạch cuống rốn ở trẻ sơ sinh: Truyền tĩnh mạch 0,5 đvqt/giờ.\n"
+                "Điều trị các đợt huyết khối:\nDùng đường tiêm dưới da:\nTrẻ từ 1 tháng - 18 tuổi: Tiêm 250 đvqt/kg.\n"
+                "Đợt điều trị thường là 5 - 7 ngày.")
+    later = row(rows, "Đợt điều trị")
+    assert later.population != "so_sinh" and later.indication == "Điều trị các đợt huyết khối"
+
+
+def test_an_impaired_organs_heading_is_under_no_indication() -> None:
+    rows = read("Viêm đường hô hấp:\nViêm xoang: Người lớn: 2 g ngày một lần.\n"
+                "Điều chỉnh liều ở người suy thận:\nClcr < 10 ml/phút: không quá 2 g/24 giờ.")
+    renal = row(rows, "Clcr")
+    assert renal.indication is None and renal.renal is not None and not renal.hepatic
+
+
+def test_a_share_of_the_usual_dose_is_an_adjustment_for_a_renal_band() -> None:
+    rows = read("Suy thận:\nClcr 10 - 50 ml/phút: 30 - 70% liều thông thường.")
+    assert row(rows, "Clcr").kind == "adjustment"

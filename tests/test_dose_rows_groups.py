@@ -1,0 +1,34 @@
+"""Groups as the book names them: groups named together are one group, a dose-kind label alone on its line that
+names a group heads the lines below it, a sentence's age is not read as an adult's band."""
+
+from __future__ import annotations
+
+from tests.test_dosing_parser import read, row
+
+
+def test_adults_named_with_older_children_are_the_adults_group_with_the_printed_bound() -> None:
+    rows = read("Người lớn và trẻ em trên 12 tuổi: 10 - 20 mg/lần, 3 - 4 lần trong ngày.\n"
+                "Người lớn và thiếu niên: 500 mg/lần, ngày 2 lần.")
+    first = row(rows, "Người lớn và trẻ em")
+    assert first.population == "nguoi_lon" and first.age.min == 12 and first.age.max is None
+    assert row(rows, "Người lớn và thiếu niên").population == "nguoi_lon"
+
+
+def test_adults_and_children_with_no_bound_stay_two_groups() -> None:
+    rows = read("Không dùng cho người lớn và trẻ em để tự điều trị sốt cao quá 3 ngày.")
+    assert rows[0].population is None
+
+
+def test_a_dose_label_naming_a_group_alone_on_its_line_heads_the_lines_below() -> None:
+    # carbamazepin prints "Liều cho người lớn và trẻ em trên 12 tuổi:" then the regimen, then the next group's
+    rows = read("Điều trị động kinh:\nLiều cho người lớn và trẻ em trên 12 tuổi:\n"
+                "Bắt đầu uống 100 - 200 mg, 1 hoặc 2 lần/ngày.\n"
+                "Liều cho trẻ em từ 6 đến 12 tuổi:\nBắt đầu thường là 100 mg, 2 lần/ngày. Liều cho trẻ em dưới 6 tuổi:\n"
+                "Bắt đầu 10 - 20 mg/kg/ngày, chia thành 2 hoặc 3 lần.")
+    adult = row(rows, "Bắt đầu uống")
+    assert (adult.population, adult.age.min) == ("nguoi_lon", 12)
+    child = row(rows, "Bắt đầu thường")
+    assert (child.population, child.age.min, child.age.max) == ("tre_em", 6, 12)
+    small = row(rows, "Bắt đầu 10")
+    assert (small.population, small.age.max) == ("tre_em", 6)
+    assert {r.indication for r in rows} == {"Điều trị động kinh"}

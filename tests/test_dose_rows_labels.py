@@ -1,0 +1,45 @@
+"""The label rules are data a person can read (labels.RULES), and labels that qualify the indication above them
+(an alternative, a phase, an INR band) or explain an abbreviation never become the indication or a row."""
+
+from __future__ import annotations
+
+from duocthu_desktop.dosage import labels
+from duocthu_desktop.dosage.parser import classify_rule
+from tests.test_dosing_parser import read, row
+
+
+def test_the_rule_table_prints_one_line_per_rule_in_order() -> None:
+    lines = labels.table()
+    assert len(lines) == len(labels.RULES)
+    assert lines[0].startswith("generic") and lines[-1].startswith("indication")
+    assert all(r.kind in ("generic", "glossary", "route", "group", "indication", "qualifier", "kind", "note")
+               for r in labels.RULES)
+
+
+def test_each_label_is_named_by_the_rule_that_classified_it() -> None:
+    cases = {
+        "Cách khác": "alternative", "Một phác đồ khác": "alternative", "Ban đầu": "phase", "Duy trì": "phase",
+        "INR 2 - 3": "inr_band", "Bệnh nặng": "severity", "Người lớn": "group", "Uống": "route",
+        "Suy thận": "organ_band", "Liều dùng": "generic", "Viêm phổi": "indication",
+    }
+    for words, name in cases.items():
+        assert classify_rule(words)[2].name == name, words
+
+
+def test_a_qualifier_label_keeps_the_indication_above_it() -> None:
+    rows = read("Viêm phổi:\nBan đầu: 500 mg/lần, ngày 2 lần.\nDuy trì: 250 mg/lần, ngày 2 lần.\n"
+                "Cách khác: 1 g/ngày, một lần.\nINR 2 - 3: Giữ nguyên liều 5 mg/ngày.")
+    for start in ("Ban đầu", "Duy trì", "Cách khác", "INR 2 - 3"):
+        assert row(rows, start).indication == "Viêm phổi", start
+
+
+def test_a_glossary_line_is_neither_a_row_nor_an_indication() -> None:
+    rows = read("Chảy máu:\nFFP: fresh frozen plasma.\nTruyền 15 ml/kg FFP, cách 12 giờ/lần.")
+    assert not [r for r in rows if r.text.startswith("FFP")]
+    assert row(rows, "Truyền 15").indication == "Chảy máu"
+
+
+def test_a_labels_bracketed_aside_does_not_make_it_an_indication() -> None:
+    rows = read("Cách dùng: (gồm các bước như sau)\nRửa tay sạch trước mỗi lần dùng.\n- 1.\nĐậy nắp lại.")
+    assert all(r.indication is None for r in rows)
+    assert not [r for r in rows if r.text.strip() == "- 1."]  # a step number is not a statement
