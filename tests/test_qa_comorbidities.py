@@ -86,3 +86,13 @@ def test_a_contraindicating_renal_threshold_withholds_the_usual_dose(assistant):
     shown = " ".join(c.text for b in payload.blocks for c in b.claims)
     assert payload.blocks[0].kind == "warning" and "2 500 mg/ngày" not in shown
     assert "chống chỉ định" in payload.message
+
+
+def test_what_the_person_says_is_normal_is_not_a_condition():
+    """"chức năng thận bình thường" is not "Giảm chức năng thận vừa và nặng" (issue 17: it hid a dose)."""
+    from duocthu_desktop.qa.answers.comorbidities import Said, bears_on
+
+    normal = Said.of("Người lớn 40 tuổi, chức năng thận bình thường, đau sau mổ", [])
+    assert not bears_on("Giảm chức năng thận vừa và nặng.", normal)
+    impaired = Said.of("Người lớn suy giảm chức năng thận, đau sau mổ", [])
+    assert bears_on("Giảm chức năng thận vừa và nặng.", impaired)

@@ -156,3 +156,23 @@ def test_every_drug_of_the_book_is_listed_alphabetically_with_a_count(assistant,
     assert order == sorted(order)
     count = re.search(r"Dược thư có (\d+) thuốc", payload.message)
     assert count and int(count.group(1)) == len(drugs)
+
+
+def test_a_contraindication_list_meets_the_condition_as_the_books_items_word_it():
+    """"suy gan nặng" is in "Suy gan vừa và nặng" (issue 17: a list matched word for word missed it)."""
+    from duocthu_desktop.artifacts import Chunk
+    from duocthu_desktop.qa.answers.condition_answer import answer_contraindicated
+    from duocthu_desktop.qa.understanding.frame import QueryFrame
+    from duocthu_desktop.retrieval.types import SectionResult
+
+    def section(drug: str, text: str) -> SectionResult:
+        chunk = Chunk(chunk_id=f"{drug}__chong_chi_dinh__0", drug_id=drug, section_key="chong_chi_dinh",
+                      part_index=0, text=text, printed_pages=[1], physical_pages=[1])
+        return SectionResult(drug_id=drug, section_key="chong_chi_dinh", chunks=[chunk])
+
+    sections = {"thuoc_a": section("thuoc_a", "Mẫn cảm với thuốc. Suy gan vừa và nặng."),
+                "thuoc_b": section("thuoc_b", "Mẫn cảm với thuốc. Suy thận nặng.")}
+    frame = QueryFrame(question="Thuốc nào chống chỉ định cho người suy gan nặng?", turn_type="contraindicated_in",
+                       condition="suy gan nặng")
+    answer = answer_contraindicated(frame, sections, {"thuoc_a": "Thuốc A", "thuoc_b": "Thuốc B"})
+    assert [c.drug_id for c in answer.citations] == ["thuoc_a"]

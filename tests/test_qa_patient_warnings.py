@@ -334,3 +334,21 @@ def test_a_contraindication_with_something_else_or_graver_than_said_does_not_hid
     assert warned is not None and not warned.contraindicated
     frame = QueryFrame(question="Người lớn suy gan nặng dùng liều bao nhiêu?", hepatic_impairment=True)
     assert warning_answer(frame, {CI: ci}).contraindicated
+
+
+def test_a_group_contraindicated_only_under_a_condition_does_not_hide_the_dose():
+    """"Không dùng cho trẻ em có vấn đề về thở": shown first for a child, but the child may not have it, so the
+    dose is not withheld; an unqualified "Trẻ em dưới 12 tuổi." still withholds it; a sentence that allows
+    ("... có thể dùng liều như liều người lớn") never does."""
+    from duocthu_desktop.qa.answers import patient_warnings as pw
+
+    def warning(text: str) -> pw.Warning:
+        chunk = Chunk(chunk_id="x__chong_chi_dinh__0", drug_id="x", section_key="chong_chi_dinh", part_index=0,
+                      text=text, printed_pages=[1], physical_pages=[1])
+        return pw.Warning(chunk, 0, len(text), "chong_chi_dinh", ("tre_em",), 0)
+
+    assert pw._group_qualified(warning("Không dùng cho trẻ em có vấn đề về thở, bao gồm các bệnh về tim."))
+    assert pw._group_qualified(warning("Chống chỉ định cho trẻ em (dưới 18 tuổi) thực hiện cắt amiđan."))
+    assert not pw._group_qualified(warning("Trẻ em dưới 12 tuổi."))
+    assert not pw._group_qualified(warning("Trẻ sơ sinh có cân nặng dưới 2 kg."))
+    assert pw._ALLOWS.search("trẻ trên 12 tuổi, nếu cần, có thể dùng liều như liều người lớn.")

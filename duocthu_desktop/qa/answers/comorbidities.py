@@ -26,6 +26,7 @@ _ITEM_SPLIT = re.compile(
 )
 _CAUSED = re.compile(r"(?:gây(?: ra)?|gay(?: ra)?|làm|lam|dẫn (?:tới|đến)|dan (?:toi|den))\s.*$")
 _NEGATION = frozenset({"không", "chưa", "khong", "chua"})
+_NORMAL = frozenset({("bình", "thường"), ("binh", "thuong")})
 _UP = frozenset({"tăng", "cao", "tang"})
 _DOWN = frozenset({"thấp", "hạ", "giảm", "thap", "ha", "giam"})
 _SINGLE_MIN_LETTERS = 6
@@ -65,6 +66,7 @@ class Said:
             words.append(token)
             negated.append(neg)
             clauses.append(clause)
+        _negate_before_normal(words, negated, clauses)
         return cls(tuple(words), tuple(negated), tuple(clauses), folded)
 
     def without(self, text: str) -> Said:
@@ -92,6 +94,17 @@ class Said:
 
     def content(self) -> list[int]:
         return [i for i, w in enumerate(self.words) if w not in _GENERAL]
+
+
+def _negate_before_normal(words: list[str], negated: list[bool], clauses: list[int]) -> None:
+    """"chức năng thận bình thường": what is said to be normal is not a condition of the patient (the words of
+    its clause before "bình thường" are negated, as after "không")."""
+    for i in range(len(words) - 1):
+        if (words[i], words[i + 1]) in _NORMAL:
+            j = i - 1
+            while j >= 0 and clauses[j] == clauses[i]:
+                negated[j] = True
+                j -= 1
 
 
 def bears_on(sentence: str, said: Said) -> bool:

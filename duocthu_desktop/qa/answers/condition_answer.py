@@ -19,6 +19,7 @@ from duocthu_desktop.qa.answers.cited_answer import (
     section_heading,
     statements,
 )
+from duocthu_desktop.qa.answers.comorbidities import Said, bears_on
 from duocthu_desktop.qa.answers.engine_types import EngineAnswer
 from duocthu_desktop.qa.answers.sentences import split_sentences
 from duocthu_desktop.qa.understanding.frame import QueryFrame
@@ -163,6 +164,8 @@ def answer_contraindicated(frame: QueryFrame, sections: dict[str, SectionResult]
     if not words:
         return EngineAnswer(decision="clarify", reason=Reason.NO_CONDITION.value,
                             message=messages.message_for(Reason.NO_CONDITION))
+    # a condition is also met as the book's list items name it: "suy gan nặng" is in "Suy gan vừa và nặng"
+    said = Said.of(words[0], []) if _group_of(frame) is None else None
     answer = CitedAnswer()
     drugs: list[str] = []
     unreadable = 0
@@ -174,19 +177,21 @@ def answer_contraindicated(frame: QueryFrame, sections: dict[str, SectionResult]
                 unreadable += 1
                 continue
             for start, end in split_sentences(chunk.text):
-                if any(drug_classes.mentions(chunk.text[start:end], w) for w in words):
+                sentence = chunk.text[start:end]
+                if any(drug_classes.mentions(sentence, w) for w in words) or (
+                        said is not None and said.any() and bears_on(sentence, said)):
                     answer.add(title, "warning", chunk, start, end)
                     if drug_id not in drugs:
                         drugs.append(drug_id)
-    said = words[0]
+    asked = words[0]
     if not drugs:
         message = join_messages(messages.message_for(Reason.EVIDENCE_INSUFFICIENT),
-                                f"Không thấy mục Chống chỉ định nào nêu “{said}”.")
+                                f"Không thấy mục Chống chỉ định nào nêu “{asked}”.")
         if unreadable:
             return answer.result(Reason.QUARANTINED_EVIDENCE, join_messages(message, quarantine_message()))
         return abstain(Reason.EVIDENCE_INSUFFICIENT, message)
     message = (
-        f"Dược thư có {len(drugs)} thuốc ghi trong mục Chống chỉ định một câu nói về “{said}”, xếp theo thứ tự "
+        f"Dược thư có {len(drugs)} thuốc ghi trong mục Chống chỉ định một câu nói về “{asked}”, xếp theo thứ tự "
         "chữ cái. Thuốc không có trong danh sách không có nghĩa là dùng được: cần đọc chuyên luận của thuốc đó."
     )
     if unreadable:

@@ -113,13 +113,31 @@ def warning_answer(
         "warns_against": any(w.strength <= 1 or w.section_key == CONTRAINDICATIONS for w in found),
         # "Suy gan nặng." for a patient said only to have "suy gan": shown first, but the usual dose is not hidden
         "contraindicated": any(w.section_key == CONTRAINDICATIONS and not _graver_than_said(w.text, frame.question)
-                               and not _CONDITIONAL.search(w.text.lower()) for w in found),
+                               and not _CONDITIONAL.search(w.text.lower()) and not _ALLOWS.search(w.text.lower())
+                               and not _group_qualified(w) for w in found),
     })
 
 
 # "Dùng đồng thời với chế phẩm chứa calci ở trẻ em": forbidden with something else, not the drug for this patient
 _CONDITIONAL = re.compile(r"(?<!\w)(?:dùng đồng thời|phối hợp|dùng cùng|dùng chung|kết hợp|nếu|khi đang dùng)(?!\w)")
 _SEVERITY = re.compile(r"(?<!\w)(?:nặng|nghiêm trọng|mất bù|giai đoạn cuối|tiến triển|cấp tính)(?!\w)")
+
+
+# "Trẻ trên 12 tuổi, nếu cần, có thể dùng liều như liều người lớn." printed among the contraindications allows
+_ALLOWS = re.compile(r"(?<!\w)(?:có thể|được phép) (?:dùng|sử dụng|cho)(?!\w)")
+# "trẻ em (dưới 18 tuổi) thực hiện cắt amiđan", "trẻ em có vấn đề về thở": the group with a condition of its own
+_GROUP_THEN_CONDITION = re.compile(
+    r"(?<!\w)(?:trẻ|trẻ em|thiếu niên|người cao tuổi|người già|sơ sinh)(?:\s*\([^)]*\))?"
+    r"(?:\s+(?:dưới|trên|từ|≤|≥|<|>)?\s*\d+(?:,\d+)?\s*(?:tuổi|tháng|tuần|ngày))?"
+    r"\s+(?:có|bị|mắc|đang|thực hiện|sau|được)\s+(?!cân nặng|tuổi|thể trọng)\w+"
+)
+_GROUP_TOPICS = frozenset({"tre_em", "nguoi_cao_tuoi"})
+
+
+def _group_qualified(warning: Warning) -> bool:
+    """A contraindication for the patient's group only under a condition the person did not say ("trẻ em có
+    vấn đề về thở") is shown first, but does not hide the dose: the patient may not have that condition."""
+    return set(warning.topics) <= _GROUP_TOPICS and bool(_GROUP_THEN_CONDITION.search(warning.text.lower()))
 
 
 def _graver_than_said(sentence: str, question: str) -> bool:
