@@ -51,29 +51,87 @@ def _cell_text(spans: list[Span], physical: int, gutter: float) -> str:
     return text
 
 
-def _has_rules(page: pymupdf.Page, layout: PageLayout) -> bool:
-    """At least two ruled lines below the running-header band (its own rule does not count)."""
+_SNAP = 3.0  # points: rules this close belong to one ruled region (the finder's own snap tolerance)
+_PAD = 3.0
+
+
+def _is_rule(r: pymupdf.Rect) -> bool:
+    return (r.height < 2 and r.width > 5) or (r.width < 2 and r.height > 5)
+
+
+def _near(a: pymupdf.Rect, b: pymupdf.Rect) -> bool:
+    return a.x0 - _SNAP <= b.x1 and b.x0 - _SNAP <= a.x1 and a.y0 - _SNAP <= b.y1 and b.y0 - _SNAP <= a.y1
+
+
+def ruled_regions(page: pymupdf.Page, layout: PageLayout) -> list[pymupdf.Rect]:
+    """The boxes enveloping each group of touching drawings below the running-header band that holds at
+    least two ruled lines: where a ruled table can be (the header's own rule does not count)."""
     band = layout.height * 0.06
-    rules = 0
+    groups: list[tuple[pymupdf.Rect, int]] = []
     for d in page.get_drawings():
-        r = d["rect"]
-        if r.y0 > band and ((r.height < 2 and r.width > 5) or (r.width < 2 and r.height > 5)):
-            rules += 1
-            if rules >= 2:
-                return True
-    return False
+        r = pymupdf.Rect(d["rect"])
+        if r.y0 <= band:
+            continue
+        box, rules = r, int(_is_rule(r))
+        keep: list[tuple[pymupdf.Rect, int]] = []
+        for g, n in groups:  # merge every group this drawing touches (it may bridge two)
+            if _near(g, box):
+                box, rules = box | g, rules + n
+            else:
+                keep.append((g, n))
+        groups = [*keep, (box, rules)]
+    merged = True
+    while merged:  # a grown box may now touch a group it did not before
+        merged = False
+        for i in range(len(groups)):
+            for j in range(i + 1, len(groups)):
+                if _near(groups[i][0], groups[j][0]):
+                    groups[i] = (groups[i][0] | groups[j][0], groups[i][1] + groups[j][1])
+                    del groups[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return [g for g, n in groups if n >= 2]
+
+
+def _border_lines(box: pymupdf.Rect) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    tl, tr, bl, br = (box.x0, box.y0), (box.x1, box.y0), (box.x0, box.y1), (box.x1, box.y1)
+    return [(tl, tr), (bl, br), (tl, bl), (tr, br)]
+
+
+def _find(page: pymupdf.Page, layout: PageLayout, regions: list[pymupdf.Rect]):
+    """PyMuPDF's line-based finder, read only inside the ruled regions.
+
+    The finder builds a Python object for every character of the area it reads, yet only the cell boxes are
+    kept here: clipping it to the ruled regions keeps that cost to the tables' own text. Each region's
+    enveloping box is given as border lines (what the finder adds itself for a box with text in it), so a
+    table broken over a page, its top rule on the page before, keeps its first row.
+    """
+    clip = pymupdf.Rect(regions[0])
+    for r in regions[1:]:
+        clip |= r
+    clip = clip + (-_PAD, -_PAD, _PAD, _PAD)
+    borders = [
+        line
+        for r in regions
+        if any(_inside(s, tuple(r)) for s in layout.body_spans)
+        for line in _border_lines(r)
+    ]
+    return page.find_tables(use_layout=False, clip=clip, add_lines=borders)
 
 
 def find_tables(page: pymupdf.Page, layout: PageLayout) -> list[TableBlock]:
     """The page's tables with their rows; body spans inside them are recorded on each block."""
-    if not _has_rules(page, layout):
-        return []  # the finder reads every character of the page: only pay for it where rules are drawn
+    regions = ruled_regions(page, layout)
+    if not regions:
+        return []
     blocks: list[TableBlock] = []
     try:
-        found = page.find_tables(use_layout=False)  # line-based only: ruled tables, no ONNX layout model
+        found = _find(page, layout, regions)  # line-based only: ruled tables, no ONNX layout model
     except Exception:  # noqa: BLE001 - the finder is heuristic; a failure means "no table we can read"
         return []
-    for tab in found.tables:
+    for tab in found.tables if found is not None else []:  # None: the finder caught its own failure
         box = tuple(tab.bbox)
         if box[3] < layout.height * 0.06:
             continue
