@@ -474,3 +474,24 @@ def test_a_loading_dose_asked_for_by_name(sample_chunks: list[Chunk]) -> None:
                question="Người lớn đau thắt ngực không ổn định được can thiệp mạch vành qua da, liều nạp?")
     shown = _text(fit.rows)
     assert "300 - 600 mg" in shown and "bệnh lý động mạch ngoại biên: 75 mg/ngày" not in shown
+
+
+def _section(*lines: str) -> list[DoseRow]:
+    chunk = Chunk(chunk_id=f"thuoc_a__{DOSAGE_KEY}__0", drug_id="thuoc_a", section_key=DOSAGE_KEY, part_index=0,
+                  text="\n".join(lines), printed_pages=[1], physical_pages=[1], page_spans=[[1, 0, 1]])
+    return read_section("thuoc_a", [chunk])
+
+
+def test_a_vein_bolus_then_infusion_is_one_regimen_not_a_route_to_ask():
+    rows = _section("Người lớn:", "Khởi đầu tiêm tĩnh mạch 500 microgam/kg trong 1 phút.",
+                    "Sau đó truyền tĩnh mạch 50 microgam/kg/phút.")
+    fit = choose(rows, Patient(population="nguoi_lon"))
+    assert not fit.ask_route and len(fit.rows) == 2
+
+
+def test_the_same_routes_for_every_dose_need_no_route_asked_but_different_ones_do():
+    same = _section("Người lớn: 500 mg, cách 6 giờ/lần, uống hoặc tiêm tĩnh mạch.",
+                    "Nhiễm khuẩn nặng: 1 g, cách 6 giờ/lần, uống hoặc tiêm tĩnh mạch.")
+    assert not choose(same, Patient(population="nguoi_lon")).ask_route
+    different = _section("Người lớn:", "Uống: 500 mg, cách 6 giờ/lần.", "Tiêm bắp: 1 g, cách 12 giờ/lần.")
+    assert choose(different, Patient(population="nguoi_lon")).ask_route == ["uong", "tiem_bap"]

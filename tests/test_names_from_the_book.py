@@ -47,3 +47,9 @@ def test_a_word_called_a_drug_is_an_unknown_drug():
     # Vietnamese words after "thuốc" are not drug names
     assert cat.resolve("thuốc này uống lúc nào").unknown == []
     assert cat.resolve("thuoc tiem hay thuoc uong").unknown == []
+
+
+def test_two_neighbouring_letters_swapped_is_one_typo():
+    cat = Catalog([_mono("CODEIN PHOSPHAT"), _mono("ZOLMERAN HYDROCLORID")], [])
+    assert cat.resolve("sirô codien liều bao nhiêu").drug_ids == ["codein_phosphat"]
+    assert cat.resolve("zolmerna liều").drug_ids == ["zolmeran_hydroclorid"]

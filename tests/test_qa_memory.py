@@ -18,6 +18,7 @@ from duocthu_desktop.qa.conversation.memory import (
 )
 from duocthu_desktop.qa.pipeline import Assistant
 from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.lab_values import LabValue
 from duocthu_desktop.settings import Settings
 
 
@@ -225,6 +226,10 @@ FIELD_CASES: dict[str, tuple[dict, dict, object]] = {
                        {"drug_ids": ["metformin"], "via_trade_name": {"metformin": "Glucophage XR"}},
                        {"metformin": "Glucophage XR"}),
     "ranking": ({}, {"ranking": True}, True),
+    "lab_values": ({"lab_values": [LabValue(analyte="kali", value=6.2, unit="mmol/l"),
+                                   LabValue(analyte="inr", value=2.0)]},
+                   {"lab_values": [LabValue(analyte="inr", value=4.5)]},
+                   [LabValue(analyte="kali", value=6.2, unit="mmol/l"), LabValue(analyte="inr", value=4.5)]),
 }
 
 

@@ -309,8 +309,9 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
             return []
         candidates = routed or candidates
     elif len(routes_here) > 1:
-        dose_routes = _routes([r for r in candidates if r.kind in ("dose", "loading_dose")])
-        if len(dose_routes) > 1:
+        doses = [r for r in candidates if r.kind in ("dose", "loading_dose")]
+        dose_routes = _routes(doses)
+        if len(dose_routes) > 1 and _route_choice_matters(doses):
             fit.ask_route = dose_routes
             return []
         candidates = [r for r in candidates if not r.route or set(r.route) & set(dose_routes)]
@@ -320,6 +321,17 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
         # a statement with no route is shown only when the section doses by one route (the one asked for)
         candidates = [r for r in candidates if r.route or _organ(r)]
     return candidates
+
+
+# A dose injected into a vein and one infused into it are one regimen (a bolus, then the infusion), not a choice
+_VEIN = frozenset({"tiem_tinh_mach", "truyen_tinh_mach"})
+
+
+def _route_choice_matters(doses: list[DoseRow]) -> bool:
+    """The doses differ by route: some statement is for a route another is not. Where every statement names the
+    same routes ("uống hoặc tiêm tĩnh mạch"), or every route is a vein, the route need not be asked."""
+    families = {frozenset("vein" if k in _VEIN else k for k in r.route) for r in doses if r.route}
+    return len(families) > 1
 
 
 def _by_indication(candidates: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from duocthu_desktop.qa.understanding.extractors import disease_site_spans
 from duocthu_desktop.qa.understanding.lexicon import GENERAL_WORDS, ROUTE_PHRASES
 from duocthu_desktop.text import fold
 
@@ -48,11 +49,15 @@ class Said:
         question = question[: MAX_TOKENS * 12]  # about MAX_TOKENS words
         folded = fold(question) == question.lower()
         text = fold(question) if folded else question.lower()
-        # drugs and routes are not conditions ("truyền tĩnh mạch" is how, "tĩnh mạch" no disease)
+        # drugs and routes are not conditions ("truyền tĩnh mạch" is how, "tĩnh mạch" no disease), but a disease
+        # of a route's site is ("huyết khối tĩnh mạch sâu")
+        text, kept = _disease_sites(text)
         for name in [*drop, *sorted((phrase for phrase, _ in ROUTE_PHRASES), key=len, reverse=True)]:
             name = fold(name) if folded else name.lower()
             if name.strip():
                 text = re.sub(r"(?<!\w)" + re.escape(name.strip()) + r"(?!\w)", " . ", text)
+        for placeholder, phrase in kept.items():
+            text = text.replace(placeholder, phrase)
         words: list[str] = []
         negated: list[bool] = []
         clauses: list[int] = []
@@ -94,6 +99,20 @@ class Said:
 
     def content(self) -> list[int]:
         return [i for i, w in enumerate(self.words) if w not in _GENERAL]
+
+
+def _disease_sites(text: str) -> tuple[str, dict[str, str]]:
+    """`text` with each disease of a route's site swapped for a placeholder the route blanking cannot touch,
+    and placeholder -> the words, to be put back."""
+    plain = fold(text)
+    if len(plain) != len(text):
+        return text, {}
+    kept: dict[str, str] = {}
+    for n, (start, end) in enumerate(reversed(disease_site_spans(plain))):
+        placeholder = f"zzsite{n}zz"
+        kept[placeholder] = text[start:end]
+        text = text[:start] + placeholder + text[end:]
+    return text, kept
 
 
 def _negate_before_normal(words: list[str], negated: list[bool], clauses: list[int]) -> None:

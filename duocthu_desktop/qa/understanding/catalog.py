@@ -498,10 +498,14 @@ def _deletion_index(words: list[str]) -> dict[str, list[str]]:
 
 
 def _within_one_edit(a: str, b: str) -> bool:
-    """Levenshtein distance <= 1 (one substitution, insertion or deletion)."""
+    """One substitution, insertion, deletion, or two neighbouring letters swapped ("codien" for "codein")."""
     if a == b:
         return True
     la, lb = len(a), len(b)
+    if la == lb:
+        diff = [i for i in range(la) if a[i] != b[i]]
+        if len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]:
+            return True
     if abs(la - lb) > 1:
         return False
     if la > lb:

@@ -13,11 +13,14 @@ from dataclasses import dataclass
 from duocthu_desktop.dosage.words import ADULT_YEARS, ELDERLY_YEARS
 from duocthu_desktop.qa.understanding.lexicon import (
     CONDITION_TRIGGERS,
+    NOT_ROUTE_TERMS,
     POPULATION_PHRASES,
     ROUTE_PHRASES,
     ROUTE_PHRASES_TYPED_ONLY,
+    ROUTE_SITE_DISEASE_WORDS,
 )
 from duocthu_desktop.qa.understanding.textmatch import Text, find, first_of
+from duocthu_desktop.text import fold
 
 __all__ = ["CONDITION_TRIGGERS", "POPULATION_PHRASES", "ROUTE_PHRASES"]
 
@@ -105,9 +108,33 @@ def extract_weight(text: Text) -> tuple[float, str] | None:
 _NEGATED_BEFORE = re.compile(r"(?:khong|chua|chang)(?: the)?\s*$")
 
 
+_NOT_ROUTE = re.compile(
+    r"(?<!\w)(?:(?:" + "|".join(re.escape(fold(w)) for w in ROUTE_SITE_DISEASE_WORDS) + r")\s+(?:\w+\s+)?"
+    r"(?:tinh mach|dong mach|da|mat|truc trang|am dao|hau mon|bap|co)"
+    r"|" + "|".join(re.escape(fold(w)) for w in NOT_ROUTE_TERMS) + r")(?!\w)"
+)
+
+
+def disease_site_spans(folded: str) -> list[tuple[int, int]]:
+    """Where folded text names a disease of a route's site ("huyet khoi tinh mach") or a route-like term."""
+    return [m.span() for m in _NOT_ROUTE.finditer(folded)]
+
+
+def _without_disease_sites(text: Text) -> Text:
+    """The question with diseases of a route's site and route-like terms blanked out, positions kept."""
+    spans = disease_site_spans(text.folded)
+    if not spans or len(text.norm) != len(text.folded):
+        return text
+    norm = list(text.norm)
+    for start, end in spans:
+        norm[start:end] = " " * (end - start)
+    return Text.of("".join(norm))
+
+
 def extract_route(text: Text) -> str | None:
     """The route named first in the question ('uống', 'đặt hậu môn', 'tiêm tĩnh mạch', 'kem bôi', 'viên', ...),
     as a CONTRACT route key ('tiem' when an injection names no site)."""
+    text = _without_disease_sites(text)
     found: list[tuple[int, int, str]] = []  # (start, -length, key)
     for phrase, key in ROUTE_PHRASES:
         if phrase in ROUTE_PHRASES_TYPED_ONLY and not text.accented:

@@ -319,6 +319,14 @@ ROUTE_PHRASES_TYPED_ONLY: frozenset[str] = frozenset(
     {"khí dung", "bôi", "viên", "ngậm", "hít", "thoa", "phun", "trong da"}
 )
 
+# A route's site named as the seat of a disease is no route ("huyết khối tĩnh mạch sâu", "viêm tĩnh mạch"),
+# and terms that hold a route word are not routes ("dây thần kinh tam thoa": "thoa" is also to rub on).
+ROUTE_SITE_DISEASE_WORDS: tuple[str, ...] = (
+    "huyết khối", "viêm", "tắc", "giãn", "suy", "nhiễm khuẩn", "nhiễm trùng", "thuyên tắc", "tổn thương",
+    "bệnh", "ung thư", "dị dạng", "loét",
+)
+NOT_ROUTE_TERMS: tuple[str, ...] = ("tam thoa",)
+
 # ---- question words ------------------------------------------------------------------------------------------
 
 # "Which drugs ...": the person names a condition, not a drug.
