@@ -306,3 +306,16 @@ def test_concurrent_turns_on_one_conversation_lose_no_update(qa_service, catalog
     assert [p.decision for p in payloads] == ["clarify"] * threads_n
     remembered = ConversationStore(path).load("together")
     assert (remembered.clarify_streak, remembered.turns) == (threads_n, threads_n)
+
+
+def test_after_an_answer_a_turn_adding_to_the_patient_completes_the_question():
+    """"Nếu bệnh nhân có suy gan nhẹ thì sao?" after a dose answer is about the same drug (issue 17: it was asked
+    "Bạn hỏi về thuốc nào?")."""
+    prior = Remembered(frame=QueryFrame(question="Escitalopram cho người lớn liều khởi đầu?",
+                                        turn_type="dosing", drug_ids=["escitalopram"],
+                                        section_key="lieu_luong_cach_dung", population="nguoi_lon"),
+                       decision="answerable", reason=None, clarify_streak=0, turns=1)
+    assert is_follow_up(QueryFrame(question="Nếu bệnh nhân có suy gan nhẹ thì sao?", hepatic_impairment=True),
+                        prior)
+    assert not is_follow_up(QueryFrame(question="Thuốc nào trị động kinh?", turn_type="condition_to_drug",
+                                       condition="động kinh"), prior)

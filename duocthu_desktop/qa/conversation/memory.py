@@ -239,8 +239,16 @@ def is_follow_up(new: QueryFrame, prior: Remembered) -> bool:
         return False  # a whole new question
     if prior.decision == "clarify":
         return True
-    # after an answer: "Còn trẻ em thì sao?", "còn chống chỉ định?", "còn metformin?"
-    return has_drug or new.section_key is not None or any(getattr(new, f) is not None for f in _FACT_FIELDS)
+    # after an answer: "Còn trẻ em thì sao?", "còn chống chỉ định?", "còn metformin?", and a turn that only adds
+    # to the patient or the case ("Nếu bệnh nhân có suy gan nhẹ thì sao?", "Nếu là phẫu thuật chỉnh hình lớn?")
+    return (has_drug or new.section_key is not None or any(getattr(new, f) is not None for f in _FACT_FIELDS)
+            or _adds_to_the_case(new))
+
+
+def _adds_to_the_case(new: QueryFrame) -> bool:
+    """A turn naming no drug that says something of the patient or the case: it completes the last question."""
+    return bool(new.condition or new.hepatic_impairment or new.renal_impairment or new.pregnant
+                or new.breastfeeding or new.lab_values or new.trimester is not None)
 
 
 _ADULT_GROUPS = ("nguoi_lon", "nguoi_cao_tuoi", "mang_thai", "cho_con_bu")
