@@ -45,6 +45,7 @@ def test_table_order_is_the_issue_order():
     assert [row[0] for row in TABLE] == [
         "non_human",
         "implausible_patient_value",  # issue 8: asked back before any row uses the value
+        "sentence_answer",  # issue 17: not a dose, contraindication, indication list or interaction
         "dosing_without_population",
         "child_without_age_or_weight",
         "reverse_relation",

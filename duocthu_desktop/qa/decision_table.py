@@ -15,10 +15,11 @@ from duocthu_desktop.messages import message_for
 from duocthu_desktop.payload import Reason
 from duocthu_desktop.qa.understanding import plausibility
 from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.section_asked import sentence_ask
 from duocthu_desktop.qa.understanding.textmatch import Text, find
 from duocthu_desktop.text import fold
 
-Action = Literal["abstain", "clarify", "greet", "single", "interaction", "condition"]
+Action = Literal["abstain", "clarify", "greet", "single", "interaction", "condition", "sentences"]
 
 # Conditions too broad to pick indications from: the person is asked which one they mean.
 _AMBIGUOUS_WRITTEN: tuple[str, ...] = (
@@ -119,6 +120,14 @@ TABLE: tuple[Row, ...] = (
         lambda f, _: bool(plausibility.implausible(f)),
         lambda f: Route("implausible_patient_value", "clarify", Reason.NEEDS_MORE_INFO,
                         plausibility.clarify_message(f) or "", warn_first=False),
+    ),
+    # "Có tiêm bắp được không?", "uống như thế nào?", "quá liều thì dùng thuốc giải độc gì?": not a dose, a
+    # contraindication, an indication list or an interaction; the drug's sentences that answer it (before the
+    # dose rows ask for a group the question does not need)
+    (
+        "sentence_answer",
+        lambda f, _: sentence_ask(f) is not None,
+        lambda f: Route("sentence_answer", "sentences"),
     ),
     (
         "dosing_without_population",

@@ -29,6 +29,7 @@ from duocthu_desktop.qa.answers import (
     drug_classes,
     interaction_answer,
     patient_warnings,
+    sentence_answer,
     warning_rules,
 )
 from duocthu_desktop.qa.answers.cited_answer import abstain, join_messages, ordered_chunks, renumbered
@@ -45,7 +46,7 @@ from duocthu_desktop.qa.decision_table import Route, route
 from duocthu_desktop.qa.understanding.catalog import Catalog
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.qa.understanding.question import understand, valid_text
-from duocthu_desktop.qa.understanding.section_asked import DOSING, INTERACTION
+from duocthu_desktop.qa.understanding.section_asked import DOSING, INTERACTION, sentence_ask
 from duocthu_desktop.qa.verification import grounding
 from duocthu_desktop.retrieval.types import SectionResult
 from duocthu_desktop.settings import Settings
@@ -284,6 +285,8 @@ class Assistant:
             return self._interaction(frame, evidence)
         if decision.action == "condition":
             return self._condition(frame, evidence)
+        if decision.action == "sentences":
+            return self._sentences(frame, evidence)
         return self._single(frame, evidence)
 
     def _single(self, frame: QueryFrame, evidence: dict[str, str]) -> EngineAnswer:
@@ -305,6 +308,19 @@ class Assistant:
         if verdict.decision == "verify_pdf" and answer.decision != "clarify" and not answer.dosage_filtered:
             answer = _send_to_pdf(answer, section)
         return self._warn_first(frame, answer, evidence, [drug_id])
+
+    def _sentences(self, frame: QueryFrame, evidence: dict[str, str]) -> EngineAnswer:
+        """Each named drug's own sentences, from every section, ranked against the question."""
+        ask = sentence_ask(frame)
+        if ask is None:  # the table matched this row on the same frame
+            return abstain(Reason.EVIDENCE_INSUFFICIENT)
+        embedder = getattr(self.service, "embedder", None)
+        answers = []
+        for drug_id in frame.drug_ids:
+            chunks = [c for c in self.service.all_chunks() if c.drug_id == drug_id]
+            _remember(evidence, chunks)
+            answers.append(sentence_answer.answer(ask, frame, chunks, self.service.monograph(drug_id), embedder))
+        return answers[0] if len(answers) == 1 else _combine(answers)
 
     def _warn_first(
         self, frame: QueryFrame, answer: EngineAnswer, evidence: dict[str, str], drug_ids: list[str] | None = None

@@ -8,20 +8,27 @@ so "liều metformin cho phụ nữ mang thai" is a dosing question for a pregna
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
+from typing import Literal
 
 from duocthu_desktop.qa.understanding.lexicon import (
     CAN_USE_PHRASES,
+    CONTRAINDICATIONS,
     DOSING,
     INTERACTION,
     POPULATION_PHRASES,
     PREGNANCY_SECTION_EXTRA,
+    ROUTE_PHRASES,
     SECTION_PHRASES,
     WHOLE_SECTION_PHRASES,
 )
-from duocthu_desktop.qa.understanding.textmatch import Text, any_of, first_of
+from duocthu_desktop.qa.understanding.textmatch import Text, any_of, find, first_of
+from duocthu_desktop.text import fold
 
-__all__ = ["DOSING", "INTERACTION", "WHOLE_SECTION_PHRASES", "SectionAsk", "mentions_interaction", "route_section"]
+__all__ = ["DOSING", "INTERACTION", "WHOLE_SECTION_PHRASES", "SectionAsk", "SentenceAsk", "mentions_interaction",
+           "route_section", "sentence_ask"]
 
 # Most specific first: the list order is the priority.
 _SPECIFIC = SECTION_PHRASES
@@ -73,3 +80,124 @@ def _first_specific(text: Text) -> str | None:
 
 def mentions_interaction(text: Text) -> bool:
     return any_of(text, [p for p, k in _SPECIFIC if k == INTERACTION])
+
+
+# ---- questions a sentence answers -----------------------------------------------------------------------------
+
+# Sections whose name in a question says where to look, not what to list: their sentences are weighed up.
+WEIGHED_SECTIONS = frozenset({
+    "qua_lieu_xu_tri", "do_on_dinh_bao_quan", "thoi_ky_mang_thai", "thoi_ky_cho_con_bu", "tuong_ky",
+})
+# "How is it taken?": the way of giving it, not an amount.
+HOW_TO_PHRASES: tuple[str, ...] = (
+    "cách dùng", "cách uống", "dùng như thế nào", "dùng thế nào", "uống như thế nào", "uống thế nào",
+    "dùng ra sao", "uống ra sao", "sử dụng như thế nào", "sử dụng thế nào",
+)
+_CONTRA_PHRASES = tuple(p for p, k in _SPECIFIC if k == CONTRAINDICATIONS)
+_AMOUNT = re.compile(r"(?<![a-z])(?:lieu|bao nhieu|may (?:vien|lan|ong|goi|giot)|mg|ml|mcg|microgam|g/ngay)(?![a-z])")
+# Words that only carry the asking; with the section words (answers.sentences) they are no content.
+ASKING_WORDS = frozenset(
+    """
+    la gi bao nhieu nhu the nao co khong duoc dung cua cho va voi bang trong khi thi nay do cac nhung mot
+    nguoi benh thuoc lieu xu tri qua tac mong muon chong chi dinh than trong thoi ky mang thai
+    con bu quan tuong tac on dinh huong dan cach ra sao nao hay hoi toi muon biet xin vui long
+    phu nu dang phai nen can vay ve theo sau truoc tu den hoac cung tren duoi lam gay ma adr duong
+    neu minh em anh chi ban oi a nhe roi sao su
+    """.split()
+)
+_WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+# Words of how a drug is taken, kept or prepared ("với sữa", "lúc đói", "nghiền", "tủ lạnh", "sau khi pha", "bao
+# lâu"): a can-I question holding one is about the giving, not about whether this patient may have it.
+GIVING_WORDS = frozenset(
+    """
+    bua doi no sua nuoc ruou bia ca phe tra ep buoi nghien be nhai ngam hoa tan pha loang tu lanh dong bang
+    nhiet do anh sang giu lau mo quen sot tiem bap truyen chich
+    """.split()
+)
+# The words of "dùng chung / uống cùng / phối hợp với thuốc khác": they name togetherness, not a partner.
+_TOGETHER_WORDS = frozenset("chung cung kem dong thoi phoi hop ket khac uong".split())
+
+
+@dataclass(frozen=True)
+class SentenceAsk:
+    """A question about one drug that its sentences answer: a route ("tiêm bắp được không?"), how it is taken
+    ("cách dùng"), or any other focused question; `section` is a section it names, to weigh up."""
+
+    kind: Literal["route", "how_to", "focused"]
+    section: str | None = None
+
+
+def content_words(question: str, names: list[str]) -> list[str]:
+    """The folded words of a question that say what it is about (no asking words, numbers or drug names)."""
+    dropped = {fold(w) for name in names for w in _WORD.findall(name)}
+    out = []
+    for word in _WORD.findall(unicodedata.normalize("NFC", question)):
+        folded = fold(word)
+        if len(folded) >= 2 and not folded.isdigit() and folded not in ASKING_WORDS and folded not in dropped:
+            out.append(folded)
+    return out
+
+
+def _route_words(text: Text, route: str | None) -> set[str]:
+    """The folded words the question used to name its route ("tiêm bắp", "đường uống")."""
+    out: set[str] = set()
+    if route is None:
+        return out
+    for phrase, key in ROUTE_PHRASES:
+        if key in (route, "tiem") and find(text, phrase):
+            out.update(fold(w) for w in _WORD.findall(phrase))
+    return out
+
+
+def _other_facts(frame) -> bool:
+    """Facts of a patient: the dose, contraindication and warning paths are built for them (a pregnancy or a
+    child is first a matter of what the book forbids or warns for that patient)."""
+    return bool(
+        frame.population is not None or frame.age_years is not None or frame.weight_kg is not None
+        or frame.clcr is not None or frame.gestational_weeks is not None or frame.renal_impairment
+        or frame.hepatic_impairment or frame.condition or getattr(frame, "lab_values", None) or frame.pregnant
+        or frame.breastfeeding or frame.trimester is not None
+    )
+
+
+def sentence_ask(frame) -> SentenceAsk | None:
+    """Whether the question is one the drug's sentences answer (not a dose, a contraindication, an indication
+    list or an interaction), and how; None leaves it to the section paths."""
+    if not frame.drug_ids or frame.unknown_drugs or frame.drug_classes:
+        return None
+    if frame.turn_type not in ("drug_attribute", "dosing", "unknown"):
+        return None
+    key = frame.section_key
+    if _other_facts(frame):
+        return None
+    text = Text.of(frame.question)
+    if key == DOSING and (_AMOUNT.search(text.folded) or frame.population is not None):
+        return None  # an amount, or a group to dose: the dose rows
+    if key == DOSING and frame.route in (None, "uong") and any_of(text, HOW_TO_PHRASES):
+        return SentenceAsk("how_to", DOSING)
+    content = content_words(frame.question, list(frame.drug_mentions.values()))
+    if not content:
+        return None
+    only_route = frame.route is not None and set(content) <= _route_words(text, frame.route)
+    if key == DOSING:
+        # "uống trước hay sau bữa ăn?", "tiêm tĩnh mạch với tốc độ nào?": how it is given, beyond the route
+        if only_route or any_of(text, HOW_TO_PHRASES):
+            return None
+        return SentenceAsk("focused", DOSING)
+    if key == INTERACTION and len(frame.drug_ids) == 1:
+        # "uống cùng bữa ăn", "dùng kèm sữa": no other drug named, so what it is taken with (a bare "dùng chung
+        # với thuốc khác" is the interaction section)
+        if set(content) <= _TOGETHER_WORDS:
+            return None
+        return SentenceAsk("focused", INTERACTION)
+    if key is None:
+        return SentenceAsk("focused")
+    if key == CONTRAINDICATIONS:
+        # "có tiêm bắp được không?": a can-I question, not the contraindications, unless it names them
+        # (a section no phrase chose was the contraindications by default, for a patient's condition: none here)
+        if any_of(text, _CONTRA_PHRASES) or not (only_route or frame.route or set(content) & GIVING_WORDS):
+            return None  # "có dùng aspirin giảm đau được không?" is whether it may be used: the contraindications
+        return SentenceAsk("route" if only_route else "focused")
+    if key in WEIGHED_SECTIONS:
+        return SentenceAsk("focused", key)
+    return None

@@ -1,0 +1,392 @@
+"""Any other question about one drug answered by the monograph's own sentences that answer it.
+
+Why: a question that is not a dose, a contraindication, an indication list or an interaction ("tiêm bắp được
+không?", "uống lúc đói được không?", "quá liều thì dùng thuốc giải độc gì?") is answered by one or two sentences
+that may sit in any section; a section picked by a keyword answered it with the wrong list. Every sentence of the
+drug is ranked against the question: its words as typed (diacritics meant where typed) and folded, weighted by how
+rare they are in this monograph, then, when the embedding model is loaded, by meaning; a section the question
+names is weighed up. A best match that carries too little of the question abstains (evidence_insufficient).
+
+A route question reads the dosage section's route too: the book gives that route (the sentence that says so is
+the answer) or it does not (said plainly; a sentence that warns against the route is shown, else the routes it
+does give are offered, `missing_route`, as for a dose asked by a route the book has no dose for).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import unicodedata
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from duocthu_desktop.artifacts import Chunk, Monograph
+from duocthu_desktop.dosage import fit as dose_fit
+from duocthu_desktop.dosage.parser import section_rows
+from duocthu_desktop.dosage.words import FRAME_ROUTE_NAMES, ROUTE_NAMES
+from duocthu_desktop.payload import Reason
+from duocthu_desktop.qa.answers.cited_answer import CitedAnswer, abstain, join_messages, section_heading
+from duocthu_desktop.qa.answers.engine_types import EngineAnswer
+from duocthu_desktop.qa.answers.sentences import split_sentences
+from duocthu_desktop.qa.understanding.lexicon import ROUTE_PHRASES, ROUTE_PHRASES_TYPED_ONLY
+from duocthu_desktop.qa.understanding.section_asked import ASKING_WORDS, SentenceAsk
+from duocthu_desktop.qa.understanding.textmatch import Text, find
+from duocthu_desktop.text import fold
+
+log = logging.getLogger(__name__)
+
+DOSAGE_KEY = "lieu_luong_cach_dung"
+# Where the book says how a drug must not be given ("tránh tiêm bắp", "bắt buộc phải tiêm tĩnh mạch").
+WARNING_SECTIONS = frozenset({"than_trong", DOSAGE_KEY, "tac_dung_khong_mong_muon", "duoc_ly_co_che"})
+# Sections whose sentences never answer a question of this kind (names and registration).
+SKIPPED_SECTIONS = frozenset({"ten_thuong_mai", "thong_tin_qui_che", "thong_tin_chung"})
+MIN_SENTENCE_CHARS = 12
+# The share of the question's weight (its words, rarer ones heavier) the best sentence must carry, by words
+# alone, or with the embedding model's agreement (`DENSE_SUPPORT`) at the lower share.
+MIN_COVERAGE = 0.6
+MIN_COVERAGE_WITH_MEANING = 0.34
+MAX_ABSENT = 0.25
+# Cosine similarity (EmbeddingGemma, query vs document prompt) above which a sentence is taken to be about the
+# question; below `DENSE_FLOOR` it adds nothing.
+DENSE_SUPPORT = 0.5
+DENSE_FLOOR = 0.3
+DENSE_WEIGHT = 0.8
+SECTION_WEIGHT = 0.15  # a named section's sentences: this much more, so they win a near-tie, never a clear loss
+DENSE_CANDIDATES = 6  # sentences embedded per question (the lexical best): about a second on two busy cores
+EMBED_CHARS = 300  # a sentence's head is what it is about; long dose sentences cost more than they tell
+MAX_SENTENCES = 3
+KEEP_WITHIN = 0.85  # further sentences shown when their score is this close to the best one's
+MAX_EMBEDDED = 4096  # sentence vectors kept in memory
+
+
+@dataclass(frozen=True)
+class Sentence:
+    chunk: Chunk
+    start: int
+    end: int
+
+    @property
+    def text(self) -> str:
+        return self.chunk.text[self.start : self.end]
+
+    @property
+    def section_key(self) -> str:
+        return self.chunk.section_key
+
+
+@dataclass
+class Scored:
+    sentence: Sentence
+    lexical: float  # share of the question's weight the sentence holds, 0..1
+    dense: float | None = None
+    boosted: bool = False
+
+    @property
+    def score(self) -> float:
+        meaning = 0.0 if self.dense is None else DENSE_WEIGHT * max(0.0, self.dense - DENSE_FLOOR)
+        return self.lexical + meaning + (SECTION_WEIGHT if self.boosted else 0.0)
+
+    absent: float = 0.0  # share of the question's weight in words the monograph never prints
+
+    @property
+    def answers(self) -> bool:
+        if self.lexical >= MIN_COVERAGE:
+            return True
+        # fewer of the question's words, but the same meaning; not when what it asks about is printed nowhere
+        return (self.lexical >= MIN_COVERAGE_WITH_MEANING and self.absent < MAX_ABSENT
+                and self.dense is not None and self.dense >= DENSE_SUPPORT)
+
+
+# ---- words ----------------------------------------------------------------------------------------------------
+
+_WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+_TONE_MARKS = frozenset("\u0300\u0301\u0303\u0309\u0323")
+
+
+def _typed_key(word: str) -> str:
+    """A word as written, tone-mark placement ignored ("hoá" is "hóa")."""
+    chars = unicodedata.normalize("NFD", word.lower())
+    letters = "".join(ch for ch in chars if ch not in _TONE_MARKS)
+    tones = "".join(sorted(ch for ch in chars if ch in _TONE_MARKS))
+    return unicodedata.normalize("NFC", letters) + tones
+
+
+@dataclass(frozen=True)
+class Term:
+    folded: str
+    typed: str  # _typed_key of the word as the person typed it
+    accented: bool  # typed with diacritics: must be met as written
+
+
+def question_terms(question: str, drop_names: Iterable[str] = ()) -> list[Term]:
+    """The question's content words in order: no asking words, section words or the drug's own names."""
+    dropped = {fold(w) for name in drop_names for w in _WORD.findall(name)}
+    terms: list[Term] = []
+    for word in _WORD.findall(unicodedata.normalize("NFC", question)):
+        folded = fold(word)
+        if (len(folded) < 2 and not folded.isdigit()) or folded in ASKING_WORDS:
+            continue  # a number stays: "INR > 9" is met by the sentence that prints it
+        if folded in dropped:
+            continue
+        terms.append(Term(folded, _typed_key(word), fold(word) != word.lower()))
+    return terms
+
+
+@dataclass
+class _Bag:
+    folded: set[str]
+    typed: set[str]
+    pairs: set[tuple[str, str]]
+
+    @classmethod
+    def of(cls, text: str) -> _Bag:
+        words = _WORD.findall(unicodedata.normalize("NFC", text))
+        folded = [fold(w) for w in words]
+        return cls(set(folded), {_typed_key(w) for w in words}, set(zip(folded, folded[1:], strict=False)))
+
+    def has(self, term: Term) -> bool:
+        return term.typed in self.typed if term.accented else term.folded in self.folded
+
+
+# ---- the sentences of one drug --------------------------------------------------------------------------------
+
+
+def drug_sentences(chunks: Iterable[Chunk]) -> list[Sentence]:
+    """Every trusted prose sentence of the drug's chunks, in the book's order."""
+    out: list[Sentence] = []
+    for chunk in chunks:
+        if chunk.quarantined or chunk.kind != "prose" or chunk.section_key in SKIPPED_SECTIONS:
+            continue
+        if not chunk.printed_pages or not chunk.physical_pages:
+            continue  # no page to cite
+        for start, end in split_sentences(chunk.text):
+            if end - start >= MIN_SENTENCE_CHARS and re.search(r"[^\W\d_]{2}", chunk.text[start:end]):
+                out.append(Sentence(chunk, start, end))
+    return out
+
+
+def rank(
+    question: str,
+    sentences: list[Sentence],
+    drop_names: Iterable[str] = (),
+    boost: Iterable[str] = (),
+    embedder=None,
+    extra_terms: Iterable[Term] = (),
+) -> list[Scored]:
+    """The sentences scored against the question, best first ([] when the question has no content word)."""
+    terms = list(dict.fromkeys([*question_terms(question, drop_names), *extra_terms]))
+    if not terms or not sentences:
+        return []
+    bags = [_Bag.of(s.text) for s in sentences]
+    n = len(bags)
+    weight = {}
+    for term in terms:
+        df = sum(1 for b in bags if b.has(term))
+        weight[term] = math.log((n + 1) / (df + 0.5))
+    pairs = [(a, b) for a, b in zip(terms, terms[1:], strict=False)]
+    total = sum(weight.values()) + 0.5 * sum(weight[a] + weight[b] for a, b in pairs) / 2
+    boosted = set(boost)
+    absent = sum(w for t, w in weight.items() if not any(b.has(t) for b in bags)) / total if total > 0 else 0.0
+    scored: list[Scored] = []
+    for sentence, bag in zip(sentences, bags, strict=True):
+        held = sum(w for t, w in weight.items() if bag.has(t))
+        if held <= 0:
+            continue
+        joined = sum(weight[a] + weight[b] for a, b in pairs if bag.has(a) and bag.has(b)
+                     and (a.folded, b.folded) in bag.pairs)
+        lexical = min(1.0, (held + 0.5 * joined / 2) / total) if total > 0 else 0.0
+        scored.append(Scored(sentence, lexical, boosted=sentence.section_key in boosted, absent=absent))
+    scored.sort(key=lambda s: -s.score)
+    if embedder is not None and scored and _in_doubt(scored):
+        _add_meaning(question, scored[:DENSE_CANDIDATES], embedder)
+        scored.sort(key=lambda s: -s.score)
+    return scored
+
+
+def _in_doubt(scored: list[Scored]) -> bool:
+    """The words alone leave the answer open: the best holds too little of the question, or another is close."""
+    if scored[0].lexical < MIN_COVERAGE:
+        return True
+    return len(scored) > 1 and scored[1].score >= KEEP_WITHIN * scored[0].score
+
+
+_VECTORS: OrderedDict[str, list[float]] = OrderedDict()
+
+
+def _add_meaning(question: str, scored: list[Scored], embedder) -> None:
+    """Cosine of each sentence with the question by the embedding model; left None when it cannot run."""
+    texts = [s.sentence.text[:EMBED_CHARS] for s in scored]
+    missing = list(dict.fromkeys(t for t in texts if t not in _VECTORS))
+    try:
+        query = embedder.embed([question], "query")[0]
+        if missing:
+            for text, vector in zip(missing, embedder.embed(missing, "document"), strict=True):
+                _VECTORS[text] = vector
+                while len(_VECTORS) > MAX_EMBEDDED:
+                    _VECTORS.popitem(last=False)
+    except Exception as err:  # noqa: BLE001 - a missing or broken model leaves the words to decide
+        log.warning("sentence ranking without meaning: %s", err)
+        return
+    for s in scored:
+        vector = _VECTORS.get(s.sentence.text[:EMBED_CHARS])
+        if vector is not None:
+            s.dense = sum(a * b for a, b in zip(query, vector, strict=False))
+
+
+# ---- routes ---------------------------------------------------------------------------------------------------
+
+
+# Drug forms name a route for the question's reader ("viên", "thuốc mỡ"); in the book they name a product.
+_FORM_WORDS = ("viên", "thuốc", "siro", "sirô", "kem", "mỡ", "gel", "dạng", "bình")
+
+
+def _route_phrases(route: str) -> list[str]:
+    """The book's wordings of a route (every injection's for a bare "tiêm"), drug forms left out."""
+    return [p for p, k in ROUTE_PHRASES
+            if (k == route or dose_fit.route_matches(route, [k])) and not p.startswith(_FORM_WORDS)]
+
+
+def names_route(text: str, route: str, specific: bool = False) -> bool:
+    """The text names the route; `specific`: by its site ("tiêm bắp"), not a bare "tiêm" (which may be said of
+    another product: "tiêm chất cản quang")."""
+    t = Text.of(text)
+    return any(find(t, p, strict=p in ROUTE_PHRASES_TYPED_ONLY) for p in _route_phrases(route)
+               if not (specific and p == "tiêm"))
+
+
+# ---- answers --------------------------------------------------------------------------------------------------
+
+
+def _drug_name(monograph: Monograph | None, drug_id: str) -> str:
+    title = monograph.title if monograph is not None else drug_id.replace("_", " ")
+    return title[:1].upper() + title[1:].lower()
+
+
+def _cited(chosen: list[Sentence], drug: str, message: str = "") -> EngineAnswer:
+    answer = CitedAnswer()
+    for s in chosen:
+        answer.add(f"{drug} — {section_heading(s.section_key)}", _kind(s.section_key), s.chunk, s.start, s.end)
+    if not answer.blocks:
+        return abstain(Reason.EVIDENCE_INSUFFICIENT)
+    return answer.result(None, message)
+
+
+def _kind(key: str):
+    if key == DOSAGE_KEY:
+        return "dosage"
+    if key in ("chong_chi_dinh", "than_trong", "tuong_tac_thuoc"):
+        return "warning"
+    return "prose"
+
+
+def _best(scored: list[Scored]) -> list[Sentence]:
+    """The best sentence and those nearly as good (at most MAX_SENTENCES), best first."""
+    if not scored or not scored[0].answers:
+        return []
+    top = scored[0].score
+    return [s.sentence for s in scored[:MAX_SENTENCES] if s.answers and s.score >= KEEP_WITHIN * top]
+
+
+def _names(monograph: Monograph | None, frame) -> list[str]:
+    names = [*frame.drug_mentions.values()]
+    if monograph is not None:
+        names += [monograph.title, monograph.drug_id.replace("_", " ")]
+        if monograph.inn:
+            names.append(monograph.inn)
+    return names
+
+
+def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | None, embedder=None
+           ) -> EngineAnswer:
+    """The cited sentences of one drug that answer the question, or why none does."""
+    drug_id = monograph.drug_id if monograph is not None else (chunks[0].drug_id if chunks else "")
+    drug = _drug_name(monograph, drug_id)
+    sentences = drug_sentences(chunks)
+    names = _names(monograph, frame)
+    if ask.kind == "route" and frame.route:
+        routed = _route_answer(frame, chunks, sentences, names, drug, drug_id, embedder)
+        if routed is not None:
+            return routed
+    boost = [ask.section] if ask.section else []
+    if ask.kind == "how_to":
+        boost = [DOSAGE_KEY]
+    scored = rank(frame.question, sentences, names, boost, embedder)
+    if not scored and ask.kind == "how_to":
+        return _instructions(chunks, drug_id, drug)
+    chosen = _best(scored)
+    if not chosen:
+        return abstain(Reason.EVIDENCE_INSUFFICIENT, _not_found(drug))
+    return _cited(chosen, drug)
+
+
+def _not_found(drug: str) -> str:
+    return (f"Không tìm thấy câu nào trong chuyên luận {drug} của Dược thư trả lời đúng câu hỏi này. "
+            "Vui lòng hỏi cụ thể hơn hoặc đối chiếu trang PDF.")
+
+
+def _instructions(chunks: list[Chunk], drug_id: str, drug: str) -> EngineAnswer:
+    """'Cách dùng X?' with nothing more: the book's instructions of how to give it that belong to no indication
+    or group (the dosage section's own "Cách dùng")."""
+    dosage = sorted((c for c in chunks if c.section_key == DOSAGE_KEY), key=lambda c: c.part_index)
+    rows = [r for r in section_rows(drug_id, dosage) if r.kind == "instruction" and not r.quarantined
+            and r.indication is None and r.population is None]
+    by_id = {c.chunk_id: c for c in dosage}
+    chosen = [Sentence(by_id[r.chunk_id], r.start, r.end) for r in rows[:MAX_SENTENCES] if r.chunk_id in by_id]
+    if not chosen:
+        return abstain(Reason.EVIDENCE_INSUFFICIENT, _not_found(drug))
+    return _cited(chosen, drug)
+
+
+def _route_answer(frame, chunks: list[Chunk], sentences: list[Sentence], names: list[str], drug: str,
+                  drug_id: str, embedder) -> EngineAnswer | None:
+    """Whether the book gives the route asked about, said with the sentences that name it; None when the dosage
+    section names no route at all (the words alone then decide)."""
+    route = frame.route
+    dosage = sorted((c for c in chunks if c.section_key == DOSAGE_KEY), key=lambda c: c.part_index)
+    rows = section_rows(drug_id, dosage) if dosage else []
+    if not any(r.route for r in rows):
+        return None
+    given = any(dose_fit.route_matches(route, r.route) for r in rows)
+    naming = [s for s in sentences if names_route(s.text, route)]
+    asked = FRAME_ROUTE_NAMES.get(route, route).lower()
+    if given:
+        # the book's own words for how it is given by that route: its dosage section first, then the rest
+        in_dosage = [s for s in naming if s.section_key == DOSAGE_KEY]
+        pool = in_dosage or naming
+        pool = [s for s in pool if not _gives_dose(s.text)] + [s for s in pool if _gives_dose(s.text)]
+        scored = rank(frame.question, pool, names, [], None)
+        chosen = [s.sentence for s in scored[:2]] or pool[:1]
+        if chosen:
+            return _cited(chosen, drug, f"Dược thư có ghi cách dùng {drug} theo đường {asked}.")
+        return None
+    dosed = _routes([r for r in rows if r.kind in dose_fit.DOSE_KINDS]) or _routes(rows)
+    replies = [ROUTE_NAMES[r] for r in dosed if r in ROUTE_NAMES]
+    listed = ", ".join(r.lower() for r in replies)
+    said = f"Dược thư không ghi liều {drug} cho đường {asked}." + (f" Dược thư ghi liều cho các đường: {listed}."
+                                                                   if listed else "")
+    warned = [s for s in naming if s.section_key in WARNING_SECTIONS and not _gives_dose(s.text)
+              and names_route(s.text, route, specific=True)]
+    if warned:
+        scored = rank(frame.question, warned, names, [], None)
+        chosen = [s.sentence for s in scored[:2]] or warned[:1]
+        return _cited(chosen, drug, said)
+    return EngineAnswer(decision="clarify", reason=Reason.MISSING_ROUTE.value,
+                        message=join_messages(said, "Bạn muốn xem đường nào?"), quick_replies=replies)
+
+
+_DOSE_NUMBER = re.compile(r"\d\s*(?:mg|g|microgam|mcg|ml|đơn vị)\b", re.IGNORECASE)
+
+
+def _gives_dose(text: str) -> bool:
+    return bool(_DOSE_NUMBER.search(text))
+
+
+def _routes(rows) -> list[str]:
+    out: list[str] = []
+    for r in rows:
+        for key in r.route:
+            if key not in out and key != "other":
+                out.append(key)
+    return out

@@ -1,0 +1,233 @@
+"""Questions that are not a dose, a contraindication, an indication list or an interaction: which ones take the
+sentence path (scripted frames), how the drug's sentences are ranked (an invented monograph, the hashing fake
+embedder), and the whole turn over that monograph (in-memory store): route, missed dose, antidote, abstention."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from duocthu_desktop.artifacts import Chunk, Monograph
+from duocthu_desktop.qa.answers import sentence_answer
+from duocthu_desktop.qa.decision_table import route
+from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.section_asked import SentenceAsk, sentence_ask
+from duocthu_desktop.qa.verification.grounding import verify
+from duocthu_desktop.retrieval.fakes import HashingEmbedder
+from duocthu_desktop.settings import Settings
+
+# An invented monograph (its own words, not the book's), one chunk a section.
+DRUG = "testamin"
+SECTIONS = {
+    "chi_dinh": "Điều trị cơn đau nửa đầu cấp.",
+    "chong_chi_dinh": "Quá mẫn với testamin.\nSuy gan nặng.\nTrẻ em dưới 2 tuổi.",
+    "than_trong": "Không tiêm bắp testamin vì gây đau và áp xe tại chỗ tiêm. Thận trọng ở người suy thận.",
+    "tac_dung_khong_mong_muon": "Thường gặp, ADR > 1/100\nTiêu hóa: Buồn nôn, nôn.",
+    "lieu_luong_cach_dung": (
+        "Cách dùng: Uống testamin sau bữa ăn với nhiều nước. Nếu quên một lần uống, uống ngay khi nhớ ra, "
+        "không uống gấp đôi.\nNgười lớn: Uống 200 mg/lần, ngày 2 lần.\n"
+        "Tiêm tĩnh mạch chậm: Người lớn 100 mg/lần, cách 12 giờ."
+    ),
+    "do_on_dinh_bao_quan": "Bảo quản ở nhiệt độ 15 - 30 °C, tránh ánh sáng. Dung dịch đã pha dùng trong vòng 24 giờ.",
+    "qua_lieu_xu_tri": (
+        "Triệu chứng: Buồn ngủ, hạ huyết áp. Xử trí: Rửa dạ dày, cho than hoạt. "
+        "Thuốc giải độc đặc hiệu là protamin, tiêm tĩnh mạch chậm 50 mg."
+    ),
+}
+
+
+def _chunks() -> list[Chunk]:
+    return [
+        Chunk(chunk_id=f"{DRUG}__{key}__0", drug_id=DRUG, section_key=key, part_index=0, text=text,
+              printed_pages=[500 + i], physical_pages=[10 + i])
+        for i, (key, text) in enumerate(SECTIONS.items())
+    ]
+
+
+MONOGRAPH = Monograph(drug_id=DRUG, title="TESTAMIN", inn="Testamin", start_physical=10, end_physical=17,
+                      start_printed=500, end_printed=507)
+
+
+def _frame(question: str, **fields) -> QueryFrame:
+    return QueryFrame(question=question, drug_ids=[DRUG], drug_mentions={DRUG: "testamin"}, **fields)
+
+
+# ---- which questions take the path ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("frame", "kind"),
+    [
+        # "được không" picked the contraindications; the question is about a route
+        (_frame("Testamin có tiêm bắp được không?", turn_type="drug_attribute", section_key="chong_chi_dinh",
+                route="tiem_bap"), "route"),
+        (_frame("Testamin uống với nước bưởi được không?", turn_type="drug_attribute",
+                section_key="chong_chi_dinh", route="uong"), "focused"),
+        (_frame("Cách dùng testamin?", turn_type="dosing", section_key="lieu_luong_cach_dung"), "how_to"),
+        (_frame("Quá liều testamin dùng thuốc giải độc gì?", turn_type="drug_attribute",
+                section_key="qua_lieu_xu_tri"), "focused"),
+        (_frame("Testamin và nước bưởi?", turn_type="unknown"), "focused"),
+    ],
+)
+def test_questions_a_sentence_answers(frame: QueryFrame, kind: str) -> None:
+    ask = sentence_ask(frame)
+    assert ask is not None and ask.kind == kind
+    assert route(frame, None).rule == "sentence_answer"
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        _frame("Chống chỉ định của testamin?", turn_type="drug_attribute", section_key="chong_chi_dinh"),
+        _frame("Testamin có chống chỉ định tiêm bắp không, được không?", turn_type="drug_attribute",
+               section_key="chong_chi_dinh", route="tiem_bap"),
+        _frame("Liều testamin cho người lớn?", turn_type="dosing", section_key="lieu_luong_cach_dung",
+               population="nguoi_lon"),
+        _frame("Cách dùng testamin cho trẻ 5 tuổi?", turn_type="dosing", section_key="lieu_luong_cach_dung",
+               population="tre_em", age_years=5),
+        _frame("Testamin liều dùng như thế nào?", turn_type="dosing", section_key="lieu_luong_cach_dung"),
+        _frame("Bảo quản testamin như thế nào?", turn_type="drug_attribute", section_key="do_on_dinh_bao_quan"),
+        _frame("Người suy gan dùng testamin được không?", turn_type="drug_attribute",
+               section_key="chong_chi_dinh", hepatic_impairment=True),
+        _frame("Testamin", turn_type="unknown"),
+        _frame("Tác dụng phụ của testamin?", turn_type="drug_attribute", section_key="tac_dung_khong_mong_muon"),
+    ],
+)
+def test_questions_left_to_the_section_paths(frame: QueryFrame) -> None:
+    assert sentence_ask(frame) is None
+
+
+# ---- ranking --------------------------------------------------------------------------------------------------
+
+
+def test_the_sentence_with_the_rare_words_wins_across_sections() -> None:
+    sentences = sentence_answer.drug_sentences(_chunks())
+    scored = sentence_answer.rank("Testamin dùng thuốc giải độc gì?", sentences, ["testamin"])
+    assert "giải độc" in scored[0].sentence.text and scored[0].answers
+
+
+def test_diacritics_typed_are_meant() -> None:
+    """'bưởi' typed with its marks is not 'buổi' (a word the text may print): nothing answers."""
+    chunks = [Chunk(chunk_id="x__chi_dinh__0", drug_id="x", section_key="lieu_luong_cach_dung", part_index=0,
+                    text="Uống vào buổi sáng với nước.", printed_pages=[1], physical_pages=[1])]
+    scored = sentence_answer.rank("Uống với nước bưởi được không?", sentence_answer.drug_sentences(chunks))
+    assert not scored or not scored[0].answers
+    plain = sentence_answer.rank("uong voi nuoc buoi", sentence_answer.drug_sentences(chunks))
+    assert plain and plain[0].answers  # typed without marks, it is read folded
+
+
+def test_a_named_section_wins_a_near_tie() -> None:
+    sentences = sentence_answer.drug_sentences(_chunks())
+    scored = sentence_answer.rank("tiêm tĩnh mạch chậm", sentences, ["testamin"], boost=["qua_lieu_xu_tri"])
+    assert scored[0].sentence.section_key == "qua_lieu_xu_tri"
+    scored = sentence_answer.rank("tiêm tĩnh mạch chậm", sentences, ["testamin"], boost=["lieu_luong_cach_dung"])
+    assert scored[0].sentence.section_key == "lieu_luong_cach_dung"
+
+
+def test_meaning_is_added_when_the_words_leave_doubt_and_skipped_when_the_model_fails() -> None:
+    sentences = sentence_answer.drug_sentences(_chunks())
+    sure = sentence_answer.rank("thuốc giải độc", sentences, ["testamin"], embedder=HashingEmbedder())
+    assert sure[0].dense is None  # the words decide: no model call
+    scored = sentence_answer.rank("giải độc rượu", sentences, ["testamin"], embedder=HashingEmbedder())
+    assert scored[0].dense is not None
+
+    class Broken:
+        def embed(self, texts, kind):
+            raise RuntimeError("no model")
+
+    scored = sentence_answer.rank("giải độc rượu", sentences, ["testamin"], embedder=Broken())
+    assert scored and all(s.dense is None for s in scored)
+
+
+def test_quarantined_tables_and_pageless_chunks_are_never_quoted() -> None:
+    chunks = _chunks()
+    chunks[5] = chunks[5].model_copy(update={"quarantined": True})
+    chunks[6] = chunks[6].model_copy(update={"printed_pages": []})
+    keys = {s.section_key for s in sentence_answer.drug_sentences(chunks)}
+    assert chunks[5].section_key not in keys and chunks[6].section_key not in keys
+
+
+# ---- whole turns over the invented monograph ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def testamin_assistant(tmp_path_factory: pytest.TempPathFactory):
+    from duocthu_desktop.qa.pipeline import Assistant
+    from duocthu_desktop.qa.understanding.catalog import Catalog
+    from duocthu_desktop.retrieval.memory_store import InMemoryStore
+    from duocthu_desktop.retrieval.service import RetrievalService
+
+    chunks = _chunks()
+    service = RetrievalService(InMemoryStore(chunks), [MONOGRAPH], embedder=HashingEmbedder())
+    return Assistant(service, catalog=Catalog([MONOGRAPH], chunks), engine_name="extractive",
+                     settings=Settings(data_dir=tmp_path_factory.mktemp("sentences")))
+
+
+def _claims(payload) -> str:
+    return "\n".join(c.text for b in payload.blocks for c in b.claims)
+
+
+def _grounded(payload) -> None:
+    chunks = {c.chunk_id: c.text for c in _chunks()}
+    assert verify(payload.blocks, payload.citations, chunks) == []
+    for citation in payload.citations:
+        assert citation.quote in chunks[citation.chunk_id]
+
+
+def test_a_route_the_book_warns_against_is_said_with_its_sentence(testamin_assistant) -> None:
+    payload = testamin_assistant.ask("Testamin có tiêm bắp được không?")
+    assert payload.decision == "answerable"
+    assert "Không tiêm bắp testamin" in _claims(payload)
+    assert "không ghi liều" in payload.message and "tiêm bắp" in payload.message
+    assert "Quá mẫn" not in _claims(payload)  # never the contraindication list
+    _grounded(payload)
+
+
+def test_a_route_the_book_gives_is_answered_from_the_dosage_section(testamin_assistant) -> None:
+    payload = testamin_assistant.ask("Testamin tiêm tĩnh mạch được không?")
+    assert payload.decision == "answerable"
+    assert payload.citations[0].section_key == "lieu_luong_cach_dung"
+    assert "Tiêm tĩnh mạch chậm" in _claims(payload)
+    _grounded(payload)
+
+
+def test_a_route_the_book_never_names_asks_which_route_it_gives(testamin_assistant) -> None:
+    payload = testamin_assistant.ask("Testamin đặt trực tràng được không?")
+    assert (payload.decision, payload.reason) == ("clarify", "missing_route")
+    assert "không ghi liều" in payload.message
+    assert {"Uống", "Tiêm tĩnh mạch"} <= set(payload.quick_replies)
+
+
+@pytest.mark.parametrize(
+    ("question", "shown", "section"),
+    [
+        ("Testamin quên uống thì phải làm sao?", "quên một lần uống", "lieu_luong_cach_dung"),
+        ("Quá liều testamin dùng thuốc giải độc gì?", "protamin", "qua_lieu_xu_tri"),
+        ("Dung dịch testamin đã pha bảo quản được bao lâu?", "24 giờ", "do_on_dinh_bao_quan"),
+        ("Cách dùng testamin?", "sau bữa ăn", "lieu_luong_cach_dung"),
+    ],
+)
+def test_the_sentence_that_answers(testamin_assistant, question: str, shown: str, section: str) -> None:
+    payload = testamin_assistant.ask(question, conversation_id=str(uuid.uuid4()))
+    assert payload.decision == "answerable", payload.message
+    assert shown in _claims(payload)
+    assert section in {c.section_key for c in payload.citations}
+    assert "Quá mẫn" not in _claims(payload)
+    _grounded(payload)
+
+
+def test_nothing_in_the_book_abstains(testamin_assistant) -> None:
+    payload = testamin_assistant.ask("Testamin uống với nước bưởi được không?")
+    assert (payload.decision, payload.reason) == ("abstain", "evidence_insufficient")
+    assert not payload.blocks and payload.disclaimer
+
+
+def test_contraindications_asked_are_still_the_list(testamin_assistant) -> None:
+    payload = testamin_assistant.ask("Chống chỉ định của testamin?")
+    assert payload.decision == "answerable"
+    assert {c.section_key for c in payload.citations} == {"chong_chi_dinh"}
+
+
+def test_sentence_ask_is_a_value() -> None:
+    assert SentenceAsk("focused") == SentenceAsk("focused", None)
