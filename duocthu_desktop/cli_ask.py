@@ -1,13 +1,15 @@
 """`duocthu-ask`: one question, the answer payload as JSON on stdout (CONTRACT "Command lines").
 
 Exit 0 for any answer, abstentions included; 2 when there is no usable index to ask (a missing, damaged or
-altered one, said in one line); 1, also in one line, for a failure nothing foresaw. Never a traceback. A question
+altered one, said in one line); 1, also in one line, for a failure nothing foresaw; 130 for Ctrl+C (one line).
+Never a traceback. A question
 whose bytes are not valid UTF-8 is asked with the bad bytes replaced (U+FFFD), never left to crash a later write.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from duocthu_desktop.errors import DuocthuError
@@ -65,7 +67,24 @@ def write_payload(payload) -> None:
         buffer.flush()
 
 
+INTERRUPTED = 130  # 128 + SIGINT: what a shell reports for a program stopped by Ctrl+C
+
+
+def interrupted(prog: str) -> int:
+    """Ctrl+C: one line, exit 130; a second Ctrl+C while the program unwinds is ignored, so no traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    print(f"{prog}: đã dừng theo yêu cầu (Ctrl+C).", file=sys.stderr)
+    return INTERRUPTED
+
+
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return interrupted("duocthu-ask")
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     args.question = clean_arg(args.question)
     args.conversation = clean_arg(args.conversation)

@@ -2,7 +2,9 @@
 
 Each case is one conversation. `expect` is checked on the last turn, `expect_turns` on the earlier ones, and
 every turn of every case must also carry the disclaimer, cite every claim, copy every number of a claim from the
-evidence it cites, and cite printed pages the page map knows (CONTRACT "Eval files"). Exit 0 always.
+evidence it cites, and cite printed pages the page map knows (CONTRACT "Eval files"). Exit 0 for a run; 2 for a
+file it refuses (a line that is not a case: one line naming the line and what is wrong) or no index; 130 for
+Ctrl+C.
 
 Beyond the CONTRACT's fields: `forbid` also reads every block's title (a wrong group label must not head the answer),
 `warning_first` lists phrases the first block must hold, that block being a warning (the patient's contraindication
@@ -219,12 +221,87 @@ def generation_totals(turns: list) -> dict:
     }
 
 
+class EvalFileError(ValueError):
+    """A line of an eval file that is not a case: its number and what is wrong, in one line."""
+
+
+_TEXT_LISTS = ("drug_ids", "section_keys", "numbers", "text", "forbid", "quick_replies", "warning_first")
+
+
+def _expect_problem(expect) -> str | None:
+    if not isinstance(expect, dict):
+        return f"must be an object, got {type(expect).__name__}"
+    decision = expect.get("decision")
+    if "decision" in expect and not (isinstance(decision, str) or (
+            isinstance(decision, list) and decision and all(isinstance(d, str) for d in decision))):
+        return "decision must be a string or a list of strings"
+    if "reason" in expect and not isinstance(expect["reason"], (str, type(None))):
+        return "reason must be a string or null"
+    for key in _TEXT_LISTS:
+        if key in expect and not (isinstance(expect[key], list) and all(isinstance(v, str) for v in expect[key])):
+            return f"{key} must be a list of strings"
+    unknown = sorted(set(expect) - {"decision", "reason", *_TEXT_LISTS})
+    return f"unknown field {unknown[0]!r}" if unknown else None
+
+
+def check_case(case) -> str | None:
+    """What is wrong with one parsed line, or None for a case the runner can run."""
+    if not isinstance(case, dict):
+        return f"a JSON object expected, got {'an array' if isinstance(case, list) else type(case).__name__}"
+    turns = case.get("turns")
+    if not isinstance(turns, list):
+        got = "missing" if turns is None else f"a {type(turns).__name__}"
+        return f'"turns" must be a list of strings (what the person types), got {got}'
+    if not turns:
+        return '"turns" is empty'
+    for n, turn in enumerate(turns):
+        if not isinstance(turn, str) or not turn.strip():
+            return f'"turns"[{n}] is {json.dumps(turn, ensure_ascii=False)}, not a question'
+    if "expect" not in case:
+        return '"expect" is missing'
+    problem = _expect_problem(case["expect"])
+    if problem:
+        return f'"expect": {problem}'
+    expect_turns = case.get("expect_turns", [])
+    if not isinstance(expect_turns, list) or len(expect_turns) > len(turns):
+        return '"expect_turns" must be a list with at most one entry a turn'
+    for n, expect in enumerate(expect_turns):
+        problem = _expect_problem(expect) if expect is not None else None
+        if problem:
+            return f'"expect_turns"[{n}]: {problem}'
+    if "id" in case and not isinstance(case["id"], (str, int)):
+        return '"id" must be a string'
+    if "category" in case and not isinstance(case["category"], str):
+        return '"category" must be a string'
+    return None
+
+
 def read_cases(path: Path) -> list[dict]:
+    """Every case of the file, each checked: EvalFileError names the first line that is not a case."""
+    cases = []
     with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                case = json.loads(line)
+            except ValueError as err:
+                raise EvalFileError(f"{path} line {number}: not JSON ({err})") from err
+            problem = check_case(case)
+            if problem:
+                raise EvalFileError(f"{path} line {number}: {problem}")
+            cases.append(case)
+    return cases
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return cli_ask.interrupted("duocthu-eval")
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="duocthu-eval", description="Run an eval file; report JSON on stdout.")
     cli_ask.add_common_arguments(parser)
     parser.add_argument("file", type=Path, help="eval file, one JSON case a line")
@@ -233,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         cases = read_cases(args.file)
         assistant = cli_ask.open_assistant(args)
     except (OSError, ValueError, DuocthuError) as err:
-        print(f"duocthu-eval: {err}", file=sys.stderr)
+        print(cli_ask.one_line(f"duocthu-eval: {err}"), file=sys.stderr)
         return 2
     index_dir = Path(assistant.settings.index_dir) if assistant.settings.index_dir else None
     # Turns are timed as the app runs them: with the embedding model already loaded (the app loads it at start-up).

@@ -145,6 +145,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "check":
             return _check(args)
         return _inspect(args)
+    except KeyboardInterrupt:  # Ctrl+C: staged_dir has removed the half-built folder, the earlier one stays
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        print("duocthu-ingest: đã dừng theo yêu cầu (Ctrl+C); thư mục cũ được giữ nguyên.", file=sys.stderr)
+        return 130
     except InputRefused as exc:
         print(f"duocthu-ingest: {exc}".replace("\n", " "), file=sys.stderr)
         return 2
