@@ -53,3 +53,29 @@ def test_two_neighbouring_letters_swapped_is_one_typo():
     cat = Catalog([_mono("CODEIN PHOSPHAT"), _mono("ZOLMERAN HYDROCLORID")], [])
     assert cat.resolve("sirô codien liều bao nhiêu").drug_ids == ["codein_phosphat"]
     assert cat.resolve("zolmerna liều").drug_ids == ["zolmeran_hydroclorid"]
+
+
+def test_a_word_the_book_prints_is_no_typo_of_a_brand():
+    """"Candida" is an organism the book names, not a misspelling of a brand "Candid" one letter away."""
+    from duocthu_desktop.artifacts import Chunk
+
+    def chunk(drug: str, key: str, text: str) -> Chunk:
+        return Chunk(chunk_id=f"{drug}__{key}__0", drug_id=drug, section_key=key, part_index=0, text=text,
+                     printed_pages=[1], physical_pages=[1])
+
+    cat = Catalog([_mono("ZOLMERAN"), _mono("PIRATEX")],
+                  [chunk("zolmeran", "ten_thuong_mai", "Candid; Zolmex."),
+                   chunk("piratex", "chi_dinh", "Nhiễm nấm Candida trên da.")])
+    assert cat.resolve("Candid liều").drug_ids == ["zolmeran"]
+    assert cat.resolve("thuốc nào trị nhiễm nấm candida").drug_ids == []
+
+
+def test_which_antibiotic_with_an_indication_is_a_list_question():
+    from duocthu_desktop.qa.understanding.question import understand
+
+    cat = Catalog([_mono("ZOLMERAN"), _mono("HEPARIN")], [])
+    frame = understand("Những kháng sinh nào có chỉ định nhiễm khuẩn nặng do Pseudomonas?", cat)
+    assert frame.turn_type == "condition_to_drug"
+    assert frame.condition == "nhiễm khuẩn nặng do pseudomonas"
+    asked = understand("Chỉ định của heparin?", cat)
+    assert (asked.turn_type, asked.section_key, asked.condition) == ("drug_attribute", "chi_dinh", None)

@@ -338,7 +338,8 @@ class Catalog:
         word = words[i]
         if has_diacritics(typed[i]) or not word.isalpha() or is_vietnamese_word(word):
             return None
-        if len(word) >= TYPO_MIN_LETTERS:
+        if len(word) >= TYPO_MIN_LETTERS and not self._word_spread.get(word):
+            # a word the book itself prints ("candida") is no misspelling of a name one letter away ("Candid")
             for name in self._single_long:
                 if abs(len(name.tokens[0]) - len(word)) <= 1 and _within_one_edit(word, name.tokens[0]):
                     return name, 1, "typo"

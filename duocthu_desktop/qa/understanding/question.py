@@ -30,6 +30,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     PARTNER_LEAD_WORDS,
     PARTNER_QUESTION_WORDS,
     RANKING_PHRASES,
+    ROUTE_PHRASES,
     TWO_DRUG_CUES,
     WHICH_DRUG_PHRASES,
     expand_abbreviations,
@@ -55,9 +56,12 @@ def _word_alternatives(words: tuple[str, ...]) -> str:
 _CONDITION_FILLER = re.compile(r"^(?:(?:" + _word_alternatives(CONDITION_FILLER_WORDS) + r")\s+)+")
 _CONDITION_TAIL = re.compile(r"(?:\s+(?:" + _word_alternatives(CONDITION_TAIL_WORDS) + r"))+$")
 # "thuốc hạ sốt nào", "thuốc giảm đau gì": a which-drug question with the condition between (up to four words).
-_WHICH_AROUND = re.compile(r"(?<!\w)thuốc((?:\s+\w+){1,4}?)\s+(?:nào|gì)(?!\w)")
-_WHICH_AROUND_FOLDED = re.compile(r"(?<!\w)thuoc((?:\s+\w+){1,4}?)\s+(?:nao|gi)(?!\w)")
+# "những kháng sinh nào ...": an anti-infective's class word asks which drug as "thuốc" does
+_WHICH_AROUND = re.compile(r"(?<!\w)(?:thuốc|kháng sinh)((?:\s+\w+){0,4}?)\s+(?:nào|gì)(?!\w)")
+_WHICH_AROUND_FOLDED = re.compile(r"(?<!\w)(?:thuoc|khang sinh)((?:\s+\w+){0,4}?)\s+(?:nao|gi)(?!\w)")
 _DRUG_WORD = ("thuốc",)
+# "thuốc bôi nào": the form asked for, not the condition
+_ROUTE_WORDS = re.compile("|".join(re.escape(fold(p)) for p, _ in ROUTE_PHRASES))
 _GROUP_PREPOSITIONS = frozenset(fold(w) for w in GROUP_PREPOSITIONS)
 _GROUP_HEADS = frozenset(fold(w) for w in GROUP_HEAD_WORDS)
 
@@ -244,7 +248,8 @@ def _condition_around_which(text: Text) -> str | None:
     parts: list[str] = []
     around = _which_around(text)
     if around is not None:
-        parts.append(around.group(1))
+        # "thuốc hạ sốt nào", else what follows: "những kháng sinh nào có chỉ định X", "thuốc bôi nào trị X"
+        parts += [around.group(1), text.norm[around.end() :]]
     hit = first_of(text, WHICH_DRUG_PHRASES)
     if hit is not None:
         parts += [text.norm[: hit[1].start()], text.norm[hit[1].end() :]]
@@ -254,7 +259,7 @@ def _condition_around_which(text: Text) -> str | None:
             parts.append(text.norm[drug_word[1].end() :])
     for part in parts:
         part = _clean_condition(part)
-        if part is not None:
+        if part is not None and not _ROUTE_WORDS.fullmatch(fold(part)):
             return part
     return None
 
