@@ -18,8 +18,9 @@ import sys
 import time
 from pathlib import Path
 
+from duocthu_desktop.artifacts import CHUNKS_FILE, read_chunks
 from duocthu_desktop.dosage.gold import FIELDS, measure, read_gold
-from duocthu_desktop.dosage.rows import DOSING_FILE, read_dosing
+from duocthu_desktop.dosage.parser import read_book
 
 ROOT = Path(__file__).resolve().parents[1]
 SPLIT = ROOT / "tests" / "heldout" / "sample_e_split.json"
@@ -32,11 +33,12 @@ PARTS = {
 
 
 def dose_figures(index_dir: Path, gold_path: Path) -> dict | None:
-    """Field accuracy over every gold row: a row the parser did not find counts as wrong in every field."""
+    """Field accuracy over every gold row: a row the parser did not find counts as wrong in every field. The rows
+    are read from the index's chunks by the parser as it is now (what a turn reads), not from its dosing.jsonl."""
     if not gold_path.exists():
         return None
     gold = read_gold(gold_path)
-    result = measure(gold, read_dosing(index_dir / DOSING_FILE))
+    result = measure(gold, read_book(read_chunks(index_dir / CHUNKS_FILE)))
     matched, rows = result["matched"], result["rows"]
     fields = {f: round(acc * matched / rows, 4) if rows else 0.0 for f, acc in result["fields"].items()}
     return {"rows": rows, "matched": matched, "monographs": len({g["drug_id"] for g in gold}),

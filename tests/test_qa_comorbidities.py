@@ -96,3 +96,12 @@ def test_what_the_person_says_is_normal_is_not_a_condition():
     assert not bears_on("Giảm chức năng thận vừa và nặng.", normal)
     impaired = Said.of("Người lớn suy giảm chức năng thận, đau sau mổ", [])
     assert bears_on("Giảm chức năng thận vừa và nặng.", impaired)
+
+
+def test_a_condition_said_with_one_word_of_the_books_left_out_is_the_same():
+    """"nhịp chậm xoang" is the book's "Nhịp tim chậm xoang."; two words alone never match that way."""
+    from duocthu_desktop.qa.answers.comorbidities import Said, bears_on
+
+    said = Said.of("Bệnh nhân nhịp chậm xoang có cơn nhịp nhanh, tiêm liều nạp bao nhiêu?", [])
+    assert bears_on("Nhịp tim chậm xoang.", said)
+    assert not bears_on("Blốc nhĩ thất độ 2 và 3.", Said.of("bệnh nhân blốc thất", []))

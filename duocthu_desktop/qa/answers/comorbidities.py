@@ -162,6 +162,27 @@ def _item_matches(item: str, said: Said) -> bool:
             if _differs_next(core, start + length, said, content, k + length, at) or _opposite(raw, run, said, at):
                 continue
             return True
+    return _run_skipping_one(core, said, content)
+
+
+def _run_skipping_one(core: list[str], said: Said, content: list[int]) -> bool:
+    """Three words or more of the item, in its order, one item word left out between them: "nhịp chậm xoang"
+    said, "Nhịp tim chậm xoang." printed. The words said stand together in one clause."""
+    for start in range(len(core)):
+        for k, at in enumerate(content):
+            if said.words[at] != core[start] or said.negated[at]:
+                continue
+            i, j, matched, skipped = start + 1, k + 1, 1, False
+            while i < len(core) and j < len(content) and said.clauses[content[j]] == said.clauses[at]:
+                word = said.words[content[j]]
+                if word == core[i]:
+                    matched, i, j = matched + 1, i + 1, j + 1
+                elif not skipped and i + 1 < len(core) and word == core[i + 1]:
+                    skipped, i = True, i + 1
+                else:
+                    break
+            if skipped and matched >= 3 and matched * 2 > len(core):
+                return True
     return False
 
 

@@ -415,7 +415,8 @@ NON_MEDICAL_PHRASES: tuple[str, ...] = (
     "thời tiết", "dự báo", "nhiệt độ ngoài trời", "mưa", "bóng đá", "thể thao", "trận đấu", "world cup",
     "giá vàng", "chứng khoán", "tỷ giá", "tỉ giá", "xổ số", "nấu ăn", "công thức nấu", "món ăn", "du lịch",
     "khách sạn", "vé máy bay", "phim", "bài hát", "ca sĩ", "lập trình", "python", "javascript", "bitcoin",
-    "chính trị", "bầu cử", "tin tức", "thủ đô", "dịch tiếng anh", "làm thơ", "viết thơ", "kể chuyện", "truyện cười",
+    "chính trị", "bầu cử", "tin tức", "thủ đô", "dịch tiếng anh", "làm thơ", "viết thơ", "bài thơ", "kể chuyện",
+    "truyện cười", "bài văn", "viết văn", "làm văn",
     "weather", "football", "recipe",
     # cosmetics, law, cooking: asked with no drug named, never the formulary's subject
     "mỹ phẩm", "kem dưỡng", "dưỡng da", "trắng da", "làm đẹp", "trang điểm", "son môi", "nước hoa",
