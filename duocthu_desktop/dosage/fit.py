@@ -19,14 +19,16 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from duocthu_desktop.dosage.parser import classify
-from duocthu_desktop.dosage.rows import DoseRow
+from duocthu_desktop.dosage.rows import AgeBound, DoseRow, WeightBound
 from duocthu_desktop.dosage.words import (
     ADULT_YEARS,
     ELDERLY_YEARS,
     NEONATE_YEARS,
     POPULATION_PATTERNS,
+    age_in,
     kind_asked,
     names_dialysis,
+    weight_in,
 )
 from duocthu_desktop.qa.understanding.lexicon import INSTRUCTION_TOPICS, condition_variants
 from duocthu_desktop.qa.understanding.textmatch import Text, find, words_agree
@@ -130,24 +132,55 @@ def fits_group(row: DoseRow, p: Patient) -> bool:
         return False
     if row.population in ("tre_em", "so_sinh") and age is not None and age > ADULT_YEARS:
         return False
-    if row.age is not None:
-        if row.age.gestational:
-            if p.gestational_weeks is not None and not _within(p.gestational_weeks, row.age.min, row.age.max):
+    bands = alternative_bands(row) or [(row.age, row.weight_kg)]
+    return any(_fits_band(age_bound, weight, p) for age_bound, weight in bands)
+
+
+def _fits_band(age_bound: AgeBound | None, weight: WeightBound | None, p: Patient) -> bool:
+    age = p.age_years
+    if age_bound is not None:
+        if age_bound.gestational:
+            if p.gestational_weeks is not None and not _within(p.gestational_weeks, age_bound.min, age_bound.max):
                 return False
             if p.gestational_weeks is None and age is not None and age > NEONATE_YEARS:
                 return False
         elif age is not None:
-            lo, hi = row.age.years()
+            lo, hi = age_bound.years()
             if not _within(age, lo, hi):
                 return False
         elif p.gestational_weeks is not None:
-            lo, _ = row.age.years()
+            lo, _ = age_bound.years()
             if lo is not None and lo > NEONATE_YEARS:  # a neonate (weeks of gestation) is under this band
                 return False
-    if row.weight_kg is not None and p.weight_kg is not None:
-        if not _within(p.weight_kg, row.weight_kg.min, row.weight_kg.max):
+    if weight is not None and p.weight_kg is not None:
+        if not _within(p.weight_kg, weight.min, weight.max):
             return False
     return True
+
+
+# "trẻ < 1 tuần có cân nặng > 2 kg và trẻ ≥ 1 tuần có cân nặng 1,2 - 2 kg: 75 mg/kg": two bands, one dose. A part
+# after "và"/"hoặc" is a band of its own only when it names its own group ("trẻ", "người bệnh"), not "và cân nặng".
+_OR_BANDS = re.compile(r",?\s+(?:và|hoặc)\s+(?=(?:các\s+)?(?:trẻ|người|bệnh nhân|bệnh nhi|sơ sinh)\b)", re.I)
+
+
+@lru_cache(maxsize=4096)
+def _bands_of(label: str) -> tuple[tuple[AgeBound | None, WeightBound | None], ...]:
+    parts = _OR_BANDS.split(label)
+    if len(parts) < 2:
+        return ()
+    bands = tuple((age_in(part, True), weight_in(part)) for part in parts)
+    if not all(a is not None or w is not None for a, w in bands):
+        return ()
+    return bands
+
+
+def alternative_bands(row: DoseRow) -> list[tuple[AgeBound | None, WeightBound | None]]:
+    """The bands an opening label joins with "và"/"hoặc", each naming its own group and bound: the row is for
+    whoever fits any of them. [] when the label names one band."""
+    head, colon, _ = row.text.partition(":")
+    if not colon or len(head) > 200:
+        return []
+    return list(_bands_of(head))
 
 
 def fits_renal(row: DoseRow, p: Patient) -> bool | None:
@@ -157,7 +190,8 @@ def fits_renal(row: DoseRow, p: Patient) -> bool | None:
     if not p.renal_impairment and not p.dialysis:
         return False
     if p.dialysis:
-        return row.renal.dialysis
+        # a renal table printing a dialysis row among its bands holds this patient's dose (read on the page)
+        return row.renal.dialysis or (row.quarantined and names_dialysis(row.text))
     if p.clcr is None or row.renal.dialysis:
         return not row.renal.dialysis or p.clcr is None
     if row.renal.clcr_min is None and row.renal.clcr_max is None:
@@ -207,6 +241,12 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     if instructions:
         fit.rows, fit.how_to = instructions, True
         return fit
+    tables = _tables_asked(rows, p)
+    if tables:
+        # "APTT 55 giây thì chỉnh thế nào?": the table whose header prints what the question measures answers it,
+        # whatever else the patient's group or route would need for the other doses
+        fit.rows = tables
+        return fit
     # doses, and for an impaired organ also what the book tells to do ("Suy gan: ... dùng liều thấp", "Clcr < 30
     # ml/phút không được dùng viên 875 mg"): guidance for this very patient
     candidates = [r for r in rows if r.kind in DOSE_KINDS or _specific(r)
@@ -221,7 +261,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     if (p.clcr is not None or p.dialysis or p.renal_impairment) and renal:
         fit.specific = True
         # the renal bands only: a normal-function ceiling beside them would read as this patient's limit
-        candidates = renal
+        candidates = _by_clearance(renal, p)
     else:
         candidates = [r for r in candidates if r.renal is None or fits_renal(r, p)]
         if p.clcr is not None:
@@ -232,7 +272,8 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         fit.specific = True
         candidates = hepatic  # what the book says for an impaired liver, not the usual doses beside it
     else:
-        candidates = [r for r in candidates if not r.hepatic]
+        # a heading for both organs ("Suy thận hoặc suy gan:") doses a kidney patient too
+        candidates = [r for r in candidates if not r.hepatic or (fit.specific and r.renal is not None)]
     candidates.sort(key=rows.index)
     # group: with no fact about the patient's group, the rows are first narrowed by what was given (route,
     # indication), and the group is asked only when what remains doses children and adults differently
@@ -295,6 +336,26 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
             return fit
     fit.rows = _with_durations(rows, candidates, p)
     return fit
+
+
+# a band the book draws by words, not by a clearance: "Suy thận mức độ nhẹ và vừa:"
+_SEVERITY_WORDS = re.compile(r"(?<!\w)(?:nhẹ|vừa|nặng|trung bình)(?!\w)", re.I)
+
+
+def _by_clearance(renal: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """With a Clcr given and a band printed in numbers that holds it, a band the book names only by a severity
+    ("nhẹ và vừa") is not this patient's: the numbers say which band he is in."""
+    if p.clcr is None:
+        return renal
+    bounded = [r for r in renal if r.renal and (r.renal.clcr_min is not None or r.renal.clcr_max is not None)]
+    if not bounded:
+        return renal
+    return [r for r in renal if r in bounded or not _SEVERITY_WORDS.search(_head_label(r))]
+
+
+def _head_label(row: DoseRow) -> str:
+    head, colon, _ = row.text.partition(":")
+    return head if colon and len(head) <= 80 else ""
 
 
 def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:
@@ -502,6 +563,26 @@ def _instructions_asked(rows: list[DoseRow], p: Patient) -> list[DoseRow]:
     wanted = [w for words in printed for w in words]
     return [r for r in rows if not r.quarantined
             and any(re.search(r"(?<!\w)" + re.escape(w) + r"(?!\w)", r.text.lower()) for w in wanted)]
+
+
+# a measure a table is read by, printed in capitals in its header or caption ("APTT (giây)", "INR")
+_ACRONYM = re.compile(r"(?<!\w)[A-Z][A-Z0-9]{2,}(?!\w)")
+
+
+def _tables_asked(rows: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """The tables whose header line or caption prints a measure (an acronym: APTT, INR) the question names, for
+    this patient's group; [] when the question names none."""
+    said = {w.lower() for w in re.findall(r"\w+", p.question)}
+    if not said:
+        return []
+    out = []
+    for r in rows:
+        if not r.quarantined or not fits_group(r, p):
+            continue
+        header = " ".join([r.text.split("\n", 1)[0], r.indication or "", *r.headings])
+        if any(m.group(0).lower() in said for m in _ACRONYM.finditer(header)):
+            out.append(r)
+    return out
 
 
 _HOW_LONG = re.compile(r"\b(?:bao lau|may ngay|may tuan|may thang|thoi gian dieu tri|dung trong bao)\b")

@@ -126,7 +126,8 @@ def read_fields(text: str, *, label: bool = False) -> Fields:
 
 
 # adults named with older children as one group: the children's bound, if any, is a lower one
-_TOGETHER = re.compile(r"\bnguoi lon(?: va|,| hoac)? (?:tre em|tre|thieu nien)\b(?! (?:duoi|nho hon|<))")
+_TOGETHER = re.compile(r"\bnguoi lon(?: va|,| hoac)? (?:tre em|tre|thieu nien)\b(?! (?:duoi|nho hon|<))"
+                       r"|\b(?:tre em|tre|thieu nien)\b(?! (?:duoi|nho hon|<))[^,:;]{0,30}? (?:va|hoac) nguoi lon\b")
 
 
 def _group_part(label: str) -> str:

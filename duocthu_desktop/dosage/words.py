@@ -29,10 +29,16 @@ _LIKE_GROUP = re.compile(
 )
 
 
+# a group the text leaves out ("Liều chung (ngoài thời kỳ sơ sinh)", "trừ trẻ sơ sinh") is not a group it names
+_EXCEPT_GROUP = re.compile(
+    r"\b(?:ngoai|tru)\s+(?:(?:thoi ky|giai doan|lua tuoi)\s+)?(?:(?:tre|nguoi)\s+)?(?:so sinh|nhu nhi|tre em|nguoi lon)\b"
+)
+
+
 def populations_in(text: str) -> set[str]:
     """The groups `text` names ("người lớn", "trẻ em", "sơ sinh", "người cao tuổi"); a comparison with a group
     ("liều như người lớn") names none."""
-    folded = _LIKE_GROUP.sub(" ", fold(text))
+    folded = _EXCEPT_GROUP.sub(" ", _LIKE_GROUP.sub(" ", fold(text)))
     found = {pop for pattern, pop in POPULATION_PATTERNS if pattern.search(folded)}
     if re.search(r"\b(?:phu nu )?(?:mang thai|co thai)\b", folded):
         found.add("mang_thai")
@@ -147,7 +153,8 @@ _WEIGHT_SPAN = re.compile(
 )
 _WEIGHT_CMP = re.compile(_CMP + r"\s*" + _NUM + r"\s*kg\b(?!\s*/)", re.I)
 _CLCR = re.compile(
-    r"(?:clcr|cl\s*cr|độ thanh thải creatinin|hệ số thanh thải creatinin|thanh thải creatinin|mức lọc cầu thận)"
+    r"(?:clcr|cl\s*cr|độ thanh thải creatinin|hệ số thanh thải creatinin|thanh thải creatinin|(?:mức|tốc độ) lọc cầu thận"
+    r"|e?gfr|độ thanh thải)"
     r"[^0-9<>≤≥\n.;]{0,25}?(?:" + _CMP + r"\s*)?" + _NUM + r"(?:\s*(?:-|–|đến)\s*" + _NUM + r")?\s*ml",
     re.I,
 )
@@ -157,7 +164,7 @@ _CLCR_BARE = re.compile(
 _DIALYSIS = re.compile(r"\b(?:tham phan|tham tach|loc mau|chay than|sieu loc|than nhan tao)\b")
 _RENAL_WORDS = re.compile(
     r"\b(?:suy (?:giam chuc nang )?than|chuc nang than(?! binh thuong)|than (?:bi )?suy|vo nieu"
-    r"|clcr|(?:do |he so )?thanh thai creatinin)\b"
+    r"|clcr|(?:do |he so )?thanh thai creatinin|(?:muc|toc do) loc cau than)\b"
 )
 _HEPATIC_WORDS = re.compile(r"\b(?:suy (?:giam chuc nang )?gan|chuc nang gan|benh gan|xo gan)\b")
 
