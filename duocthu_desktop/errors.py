@@ -4,6 +4,7 @@
      ├── InputRefused        bad input an admin can fix (not a PDF, encrypted, no text layer, ...): exit 2
      ├── ModelError          a model file missing, partial, tampered or not loadable
      ├── IndexError_         an index missing, corrupt, or built for another model
+     │    └── ServerUnavailable   the Chroma server does not answer (the index itself may be fine)
      └── StoreError          the conversation/trace store failed (a turn goes on without memory)
 
 `str(err)` is the one-line message shown to a person (Vietnamese for the app, English for admin tools is fine).
@@ -26,6 +27,10 @@ class ModelError(DuocthuError):
 
 class IndexError_(DuocthuError):  # noqa: N801 - trailing underscore avoids shadowing the builtin
     """An index folder is missing, corrupt, or was built for a different embedding model."""
+
+
+class ServerUnavailable(IndexError_):
+    """The Chroma server (DUOCTHU_CHROMA_URL) does not answer: start it again; nothing to rebuild."""
 
 
 class StoreError(DuocthuError):

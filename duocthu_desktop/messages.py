@@ -20,6 +20,12 @@ INDEX_UNAVAILABLE = (
     "Không đọc được chỉ mục tra cứu Dược thư (sự cố kỹ thuật, không phải Dược thư thiếu dữ liệu). "
     "Hãy thử lại; nếu vẫn lỗi, cần dựng lại chỉ mục bằng `duocthu-ingest build`."
 )
+# A Chroma server that stops answering (server mode, DUOCTHU_CHROMA_URL; reason provider_unavailable): the server
+# is down, the index need not be rebuilt.
+SERVER_UNAVAILABLE = (
+    "Máy chủ chỉ mục Chroma không phản hồi (sự cố kỹ thuật, không phải Dược thư thiếu dữ liệu). Hãy kiểm tra máy "
+    "chủ đang chạy và địa chỉ DUOCTHU_CHROMA_URL, rồi thử lại; không cần dựng lại chỉ mục."
+)
 # No Chỉ định holds the words asked and the search by meaning cannot run (embedding model missing, damaged or
 # refused by its hash; reason provider_unavailable): an outage, not "the book has no such drug".
 EMBEDDER_UNAVAILABLE = (

@@ -38,6 +38,33 @@ def data_dir() -> Path:
     return Path(os.environ.get(ENV_DATA_DIR) or platformdirs.user_data_dir(APP_NAME))
 
 
+PRIVATE_DIR_MODE = 0o700  # the data folder: what a clinician typed, masked, is still theirs alone
+PRIVATE_FILE_MODE = 0o600
+
+
+def private_dir(path: Path) -> Path:
+    """`path` created 0700, or tightened to 0700 when it exists with more (an earlier version made it 0755)."""
+    path = Path(path)
+    path.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+    if path.stat().st_mode & 0o777 != PRIVATE_DIR_MODE:
+        os.chmod(path, PRIVATE_DIR_MODE)
+    return path
+
+
+def private_file(path: Path) -> Path:
+    """`path` created empty 0600 if missing, or tightened to 0600 (with its SQLite journal files) if it exists."""
+    path = Path(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE)
+    os.close(fd)
+    for one in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal"))):
+        try:
+            if one.stat().st_mode & 0o777 != PRIVATE_FILE_MODE:
+                os.chmod(one, PRIVATE_FILE_MODE)
+        except FileNotFoundError:
+            pass
+    return path
+
+
 def models_dir() -> Path:
     return Path(os.environ.get(ENV_MODELS_DIR) or (cache_dir() / "models"))
 

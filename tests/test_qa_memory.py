@@ -288,7 +288,7 @@ class _SlowStore(ConversationStore):
 def test_concurrent_turns_on_one_conversation_lose_no_update(qa_service, catalog, tmp_path: Path):
     import threading
 
-    threads_n = 4
+    threads_n = 3  # a fourth clarify in a row abstains (test_private_data_and_outages: five at once)
     barrier = threading.Barrier(threads_n)
     path = tmp_path / "conversations.sqlite3"
     payloads = []

@@ -15,12 +15,13 @@ from typing import Literal
 from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.dosage import fit as dose_fit
 from duocthu_desktop.dosage.parser import section_rows
-from duocthu_desktop.errors import IndexError_
+from duocthu_desktop.errors import IndexError_, ServerUnavailable
 from duocthu_desktop.messages import (
     DISCLAIMER,
     EMBEDDER_UNAVAILABLE,
     INDEX_UNAVAILABLE,
     QUESTION_TOO_LONG,
+    SERVER_UNAVAILABLE,
     message_for,
 )
 from duocthu_desktop.payload import AnswerPayload, Citation, Reason, decision_for
@@ -38,7 +39,6 @@ from duocthu_desktop.qa.conversation.memory import (
     ConversationStore,
     Remembered,
     is_follow_up,
-    loop_exhausted,
     merge,
 )
 from duocthu_desktop.qa.conversation.traces import TraceStore
@@ -207,11 +207,14 @@ class Assistant:
             log.warning("index unreadable during the turn: %s", err)
             decision = Route(rule="index_unavailable", action="abstain", reason=Reason.PROVIDER_UNAVAILABLE)
             answer = EngineAnswer(decision="abstain", reason=Reason.PROVIDER_UNAVAILABLE.value,
-                                  message=INDEX_UNAVAILABLE)
+                                  message=SERVER_UNAVAILABLE if isinstance(err, ServerUnavailable)
+                                  else INDEX_UNAVAILABLE)
         timings["answer"] = time.perf_counter() - step
 
-        if answer.decision == "clarify" and loop_exhausted(prior):
-            answer = abstain(Reason.CLARIFY_LOOP_EXHAUSTED)
+        # counted in the store's write transaction, not from `prior`: turns running at once each see the last count
+        counted = answer.decision == "clarify" and bool(conversation_id)
+        if counted and self.conversations.count_clarify(conversation_id, frame):
+            answer, counted = abstain(Reason.CLARIFY_LOOP_EXHAUSTED), False
         answer = self._say_trade_names(frame, answer)
         self.last_generation = None
         if self.writer is not None and answer.decision != "clarify":
@@ -226,7 +229,7 @@ class Assistant:
         timings["grounding"] = time.perf_counter() - step
 
         if conversation_id:
-            self.conversations.save(conversation_id, frame, payload.decision, payload.reason)
+            self.conversations.save(conversation_id, frame, payload.decision, payload.reason, counted=counted)
         timings["total"] = time.perf_counter() - start
         self.traces.record(question, frame, payload, timings, conversation_id, decision.rule)
         return payload

@@ -18,7 +18,7 @@ import chromadb
 from chromadb.config import Settings as ChromaSettings
 
 from duocthu_desktop.artifacts import Chunk
-from duocthu_desktop.errors import IndexError_
+from duocthu_desktop.errors import IndexError_, ServerUnavailable
 
 NAMESPACE = uuid.UUID("6f1c2a4e-3b1d-5c7a-9e0f-d0c7a1b2e3f4")
 LOAD_BATCH = 256
@@ -146,7 +146,7 @@ class ChromaStore:
             else:
                 col = client.get_collection(collection, embedding_function=None)
         except Exception as err:
-            raise IndexError_(
+            raise ServerUnavailable(
                 f"The Chroma server at {url} is unreachable or lacks collection {collection} "
                 f"({type(err).__name__}: {err}): start the server or publish the index to it."
             ) from err

@@ -24,7 +24,7 @@ from duocthu_desktop.artifacts import (
     read_chunks,
     read_monographs,
 )
-from duocthu_desktop.errors import DuocthuError, IndexError_
+from duocthu_desktop.errors import DuocthuError, IndexError_, ServerUnavailable
 from duocthu_desktop.payload import Reason
 from duocthu_desktop.qa.understanding.lexicon import CONDITION_GAP_WORDS, condition_variants
 from duocthu_desktop.retrieval.manifest import (
@@ -89,8 +89,18 @@ def _read_store(what: str, call: Callable[[], T], location: str = "the index") -
     except IndexError_:
         raise
     except Exception as err:  # noqa: BLE001 - chromadb and sqlite raise many types for one broken index
+        if _is_server(location):  # a server that stops answering is down, not a damaged index
+            raise ServerUnavailable(f"The Chroma server at {location} does not answer while reading {what} "
+                                    f"({type(err).__name__}: {err}): {SERVER_HINT}.") from err
         raise IndexError_(f"Reading {what} from {location} failed ({type(err).__name__}: {err}): "
                           f"{REBUILD_HINT}.") from err
+
+
+SERVER_HINT = "start the server again (or check DUOCTHU_CHROMA_URL); the index need not be rebuilt"
+
+
+def _is_server(location: str) -> bool:
+    return location.startswith(("http://", "https://")) or "://" in location
 
 
 def phrase_pattern(condition: str, gap: int = 0) -> re.Pattern[str] | None:
@@ -210,6 +220,9 @@ class RetrievalService:
             count = store.count()
         except Exception as err:
             store.close()
+            if url:
+                raise ServerUnavailable(f"The Chroma server at {store.location} does not answer "
+                                        f"({type(err).__name__}): {SERVER_HINT}.") from err
             raise IndexError_(f"The index at {store.location} cannot be read ({type(err).__name__}): "
                               f"{REBUILD_HINT}.") from err
         if count != manifest.chunk_count:

@@ -23,6 +23,7 @@ from duocthu_desktop.dosage.words import ADULT_YEARS
 from duocthu_desktop.payload import Reason
 from duocthu_desktop.qa.conversation.personal_data import conversation_key, stored_frame, stored_text
 from duocthu_desktop.qa.conversation.sqlite_file import SqliteFile
+from duocthu_desktop.qa.conversation.traces import TRACES_FILE, TraceStore
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 
 log = logging.getLogger(__name__)
@@ -122,9 +123,37 @@ class ConversationStore(SqliteFile):
             log.warning("conversation store unreadable (%s): answering without memory", exc)
             return None
 
-    def save(self, conversation_id: str, frame: QueryFrame, decision: str, reason: str | None) -> bool:
+    def count_clarify(self, conversation_id: str, frame: QueryFrame) -> bool:
+        """Count this turn's clarifying question, in one write transaction (BEGIN IMMEDIATE: read, decide, write
+        under the lock), and say whether it is one too many (MAX_CLARIFIES_IN_A_ROW already in a row): then the
+        run starts again, as the turn abstains. Turns of one conversation running at once each see the count the
+        one before left, so five at once reach the breaker. False when the store fails (no memory, no breaker)."""
+        try:
+            key = store_key(conversation_id)
+            with self._transaction() as conn:
+                row = conn.execute("SELECT clarify_streak FROM conversations WHERE id = ?", (key,)).fetchone()
+                streak = int(row[0]) if row else 0
+                exhausted = streak >= MAX_CLARIFIES_IN_A_ROW
+                counted = 0 if exhausted else streak + 1
+                if row:
+                    conn.execute("UPDATE conversations SET clarify_streak = ? WHERE id = ?", (counted, key))
+                else:  # the conversation's first turn: its row, which save() completes
+                    masked, now = stored_frame(frame), time.time()
+                    conn.execute(
+                        "INSERT INTO conversations (id, frame, decision, reason, clarify_streak, turns, updated, "
+                        "asked, started) VALUES (?, ?, 'clarify', NULL, ?, 0, ?, ?, ?)",
+                        (key, masked.model_dump_json(), counted, now, _title(masked.question), now),
+                    )
+            return exhausted
+        except _STORE_ERRORS as exc:
+            log.warning("conversation store unwritable (%s): clarify not counted", exc)
+            return False
+
+    def save(self, conversation_id: str, frame: QueryFrame, decision: str, reason: str | None,
+             counted: bool = False) -> bool:
         """Record the turn: the counts are read and written in one transaction, from what is stored now (not from
-        what this turn loaded at its start), so a turn finishing at the same time is counted too."""
+        what this turn loaded at its start), so a turn finishing at the same time is counted too. `counted`: this
+        clarify was counted already (count_clarify), so the run is left as it stands."""
         try:
             masked = stored_frame(frame)
             stored = masked.model_dump_json()
@@ -134,7 +163,7 @@ class ConversationStore(SqliteFile):
                     "SELECT clarify_streak, turns FROM conversations WHERE id = ?", (key,)
                 ).fetchone()
                 streak, turns = (int(row[0]), int(row[1])) if row else (0, 0)
-                streak = streak + 1 if decision == "clarify" else 0
+                streak = (streak if counted else streak + 1) if decision == "clarify" else 0
                 now = time.time()
                 conn.execute(  # the first question, the title and the start stay as the first turn wrote them
                     "INSERT INTO conversations (id, frame, decision, reason, clarify_streak, turns, updated, asked, "
@@ -149,13 +178,16 @@ class ConversationStore(SqliteFile):
             return False
 
     def forget(self, conversation_id: str) -> bool:
-        """Delete the conversation (its row is overwritten on disk); False when the store failed."""
+        """Delete the conversation and its traces (`traces.sqlite3` beside this file, rotated ones included; rows
+        overwritten on disk); False when a store failed."""
+        key = store_key(conversation_id)
         try:
             conn = self._connect()
             try:
-                conn.execute("DELETE FROM conversations WHERE id = ?", (store_key(conversation_id),))
+                conn.execute("DELETE FROM conversations WHERE id = ?", (key,))
             finally:
                 conn.close()
+            TraceStore(self.path.with_name(TRACES_FILE)).forget(key)
             return True
         except _STORE_ERRORS as exc:
             log.warning("conversation store failed (%s)", exc)

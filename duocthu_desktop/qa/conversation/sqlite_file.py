@@ -7,12 +7,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from duocthu_desktop.settings import private_dir, private_file
+
 
 class SqliteFile:
     """Opens `path` (creating its folder and `schema`) with a short lock timeout, so a locked store fails fast.
 
     Deleted rows are overwritten on disk (`secure_delete`), so nothing a store once held lingers in free pages. A
-    file older than `version` is upgraded once (`_upgrade`, under the write lock) the first time it is opened.
+    file older than `version` is upgraded once (`_upgrade`, under the write lock) the first time it is opened. The
+    folder is 0700 and the file 0600 (SQLite gives its journal files the file's mode), made so or tightened.
     """
 
     schema: str = ""
@@ -25,7 +28,8 @@ class SqliteFile:
 
     def _connect(self) -> sqlite3.Connection:
         """A connection in autocommit mode: a write is one statement, or one `_transaction`."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
+        private_file(self.path)
         conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
         try:
             for pragma in self.pragmas:

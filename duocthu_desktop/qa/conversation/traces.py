@@ -23,6 +23,7 @@ from duocthu_desktop.qa.understanding.frame import QueryFrame
 
 log = logging.getLogger(__name__)
 
+TRACES_FILE = "traces.sqlite3"  # in the data folder, beside conversations.sqlite3
 MAX_BYTES = 5_000_000
 KEEP_FILES = 3
 
@@ -103,6 +104,20 @@ class TraceStore(SqliteFile):
         except _ERRORS as exc:
             log.warning("trace store not rotated (%s)", exc)
         return True
+
+    def forget(self, key: str) -> int:
+        """Delete every trace of the conversation stored under `key` (its digest), in the live file and the older
+        ones (their rows are overwritten on disk); the number deleted."""
+        deleted = 0
+        for path in (self.path, *(self.rotated(n) for n in range(1, self.keep + 1))):
+            if not path.exists():
+                continue
+            db = TraceStore(path, self.timeout)._connect()
+            try:
+                deleted += db.execute("DELETE FROM traces WHERE conversation_id = ?", (key,)).rowcount
+            finally:
+                db.close()
+        return deleted
 
     def recent(self, limit: int = 50) -> list[dict]:
         conn = self._connect()
