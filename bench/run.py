@@ -16,6 +16,8 @@ Steps, each on each book (the full-size book is rendered on demand into the cach
               default): outcomes, model calls a turn, seconds a turn, tokens a second
 
 Results are kept in `bench_dir()/results.json`, step by step, so a rerun of some steps updates the report.
+The ingest's speed against a bare PyMuPDF read of the same PDF is `bench/ingest_ratio.py` (its figures, kept
+beside results.json, are rendered here too).
 """
 
 from __future__ import annotations
@@ -178,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
                 log(f"{name}: {step} done in {time.perf_counter() - started:.0f} s")
                 path.write_text(json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8")
     extras = {}
-    for key, name in (("embed_options", "embed_options.json"), ("quality", "quality.json")):
+    for key, name in (("embed_options", "embed_options.json"), ("quality", "quality.json"),
+                      ("ingest_ratio", "ingest_ratio.json")):
         if (bench / name).is_file():
             extras[key] = json.loads((bench / name).read_text(encoding="utf-8"))
     args.out.write_text(report.render(results, extras), encoding="utf-8")

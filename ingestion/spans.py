@@ -8,11 +8,17 @@ share a baseline are one line; lines are read left column top to bottom, then ri
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import pymupdf
 
-# Ligatures expanded ("ﬁ" -> "fi"): the source text spells them out.
-_TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_LIGATURES & ~pymupdf.TEXT_PRESERVE_IMAGES
+# Ligatures expanded ("ﬁ" -> "fi"): the source text spells them out. Vector paths are collected in the same
+# pass (their boxes only): where a page draws rules is then known without reading its drawings a second time.
+_COLLECT_VECTORS = getattr(pymupdf, "TEXT_COLLECT_VECTORS", 0)  # PyMuPDF 1.24.x before it: read the drawings
+_TEXT_FLAGS = (
+    pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_LIGATURES & ~pymupdf.TEXT_PRESERVE_IMAGES
+) | _COLLECT_VECTORS
+_VECTOR_BLOCK = 3
 _BASELINE_TOLERANCE = 4.5  # points; superscripts sit ~3pt above the baseline, lines are ~10pt apart
 _HEADER_BAND = 0.06  # fraction of page height where running headers live
 
@@ -41,48 +47,49 @@ class Span:
 
 @dataclass
 class Line:
-    """One printed line of one column (or of the header band)."""
+    """One printed line of one column (or of the header band). Its spans are fixed once it is made, so what
+    is derived from them is computed once (the later stages ask for a line's size and baseline many times)."""
 
     spans: list[Span]
     physical: int  # 1-based page index
     column: int  # 0 left, 1 right, -1 spans the gutter
     text: str = ""
 
-    @property
+    @cached_property
     def x0(self) -> float:
         return min(s.x0 for s in self.spans)
 
-    @property
+    @cached_property
     def x1(self) -> float:
         return max(s.x1 for s in self.spans)
 
-    @property
+    @cached_property
     def y0(self) -> float:
         return min(s.y0 for s in self.spans)
 
-    @property
+    @cached_property
     def y1(self) -> float:
         return max(s.y1 for s in self.spans)
 
-    @property
+    @cached_property
     def baseline(self) -> float:
         main = max(self.spans, key=lambda s: (s.size, len(s.text)))
         return main.baseline
 
-    @property
+    @cached_property
     def first(self) -> Span:
         return next((s for s in self.spans if s.text.strip()), self.spans[0])
 
-    @property
+    @cached_property
     def stacked(self) -> bool:
         """Full-size spans on different baselines within one line: a fraction or formula layout, whose
         linear reading order had to be guessed (superscripts are smaller and do not count)."""
         big = [s for s in self.spans if s.text.strip() and s.size >= 0.9 * self.size]
         return bool(big) and max(b.baseline for b in big) - min(b.baseline for b in big) > 1.5
 
-    @property
+    @cached_property
     def size(self) -> float:
-        return max(s.size for s in self.spans if s.text.strip()) if self.text.strip() else 0.0
+        return max((s.size for s in self.spans if s.text.strip()), default=0.0)
 
 
 @dataclass
@@ -95,6 +102,7 @@ class PageLayout:
     header_spans: list[Span] = field(default_factory=list)
     body_spans: list[Span] = field(default_factory=list)
     image_count: int = 0
+    vectors: list[tuple[float, float, float, float]] = field(default_factory=list)  # each drawn path's box
 
     @property
     def gutter(self) -> float:
@@ -102,33 +110,33 @@ class PageLayout:
 
 
 def read_spans(page: pymupdf.Page, physical: int) -> PageLayout:
-    """All non-empty spans of a page, split into the running-header band and the body."""
+    """All non-empty spans of a page, split into the running-header band and the body; and the boxes of the
+    vector paths it draws."""
     layout = PageLayout(physical=physical, width=page.rect.width, height=page.rect.height)
     data = page.get_text("dict", flags=_TEXT_FLAGS)
     band = page.rect.height * _HEADER_BAND
+    header, body = layout.header_spans, layout.body_spans
     for block in data["blocks"]:
-        if block.get("type") == 1:
+        kind = block.get("type")
+        if kind == _VECTOR_BLOCK:
+            layout.vectors.append(block["bbox"])
+            continue
+        if kind == 1:
             layout.image_count += 1
             continue
-        for line in block.get("lines", []):
+        for line in block.get("lines", ()):
             for s in line["spans"]:
-                if not s["text"]:
+                text = s["text"]
+                if not text:
                     continue
-                font = s["font"]
-                flags = s["flags"]
-                span = Span(
-                    text=s["text"],
-                    font=font,
-                    size=round(s["size"], 1),
-                    bold=bool(flags & 16) or "Bold" in font,
-                    italic=bool(flags & 2) or "Italic" in font or "Oblique" in font,
-                    x0=s["bbox"][0],
-                    y0=s["bbox"][1],
-                    x1=s["bbox"][2],
-                    y1=s["bbox"][3],
-                    baseline=s["origin"][1],
-                )
-                (layout.header_spans if span.baseline < band else layout.body_spans).append(span)
+                font, flags = s["font"], s["flags"]
+                x0, y0, x1, y1 = s["bbox"]
+                baseline = s["origin"][1]
+                span = Span(text, font, round(s["size"], 1), bool(flags & 16) or "Bold" in font,
+                            bool(flags & 2) or "Italic" in font or "Oblique" in font, x0, y0, x1, y1, baseline)
+                (header if baseline < band else body).append(span)
+    if not _COLLECT_VECTORS:
+        layout.vectors = [tuple(d["rect"]) for d in page.get_drawings()]
     layout.image_count += len(page.get_images())
     return layout
 

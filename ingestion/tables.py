@@ -63,13 +63,14 @@ def _near(a: pymupdf.Rect, b: pymupdf.Rect) -> bool:
     return a.x0 - _SNAP <= b.x1 and b.x0 - _SNAP <= a.x1 and a.y0 - _SNAP <= b.y1 and b.y0 - _SNAP <= a.y1
 
 
-def ruled_regions(page: pymupdf.Page, layout: PageLayout) -> list[pymupdf.Rect]:
+def ruled_regions(layout: PageLayout) -> list[pymupdf.Rect]:
     """The boxes enveloping each group of touching drawings below the running-header band that holds at
-    least two ruled lines: where a ruled table can be (the header's own rule does not count)."""
+    least two ruled lines: where a ruled table can be (the header's own rule does not count). The drawings'
+    boxes come with the page's text (spans.read_spans), so a page without rules costs nothing more here."""
     band = layout.height * 0.06
     groups: list[tuple[pymupdf.Rect, int]] = []
-    for d in page.get_drawings():
-        r = pymupdf.Rect(d["rect"])
+    for box in layout.vectors:
+        r = pymupdf.Rect(box)
         if r.y0 <= band:
             continue
         box, rules = r, int(_is_rule(r))
@@ -123,7 +124,7 @@ def _find(page: pymupdf.Page, layout: PageLayout, regions: list[pymupdf.Rect]):
 
 def find_tables(page: pymupdf.Page, layout: PageLayout) -> list[TableBlock]:
     """The page's tables with their rows; body spans inside them are recorded on each block."""
-    regions = ruled_regions(page, layout)
+    regions = ruled_regions(layout)
     if not regions:
         return []
     blocks: list[TableBlock] = []

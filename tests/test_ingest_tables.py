@@ -52,3 +52,40 @@ def test_prose_around_a_table_stays_in_order(sample_chunks):
 def test_table_cells_are_not_left_in_prose(sample_chunks):
     prose = "\n".join(c.text for c in sample_chunks if c.drug_id == "vancomycin" and c.kind == "prose")
     assert "Coagulase-âm tính staphylococci" not in prose
+
+
+def _layout(vectors):
+    from ingestion.spans import PageLayout
+
+    return PageLayout(physical=1, width=595, height=842, vectors=vectors)
+
+
+def test_ruled_regions_group_touching_rules_and_skip_the_header_rule_and_lone_rules():
+    from ingestion.tables import ruled_regions
+
+    grid = [(57, 100, 280, 100.5), (57, 120, 280, 120.5), (57, 100, 57.5, 120.5), (279.5, 100, 280, 120.5)]
+    lone = [(320, 400, 530, 400.5)]  # a single rule under a paragraph: no table there
+    header = [(48, 44, 547, 44.6), (48, 40, 48.5, 48)]  # the running header's rule, in the header band
+    regions = ruled_regions(_layout(grid + lone + header))
+    assert [tuple(round(v) for v in r) for r in regions] == [(57, 100, 280, 120)]
+    assert ruled_regions(_layout([])) == []
+
+
+def test_a_page_without_rules_never_runs_the_table_finder():
+    from ingestion.tables import find_tables
+
+    class NoFinder:
+        def find_tables(self, **_):
+            raise AssertionError("the table finder ran on a page without rules")
+
+    assert find_tables(NoFinder(), _layout([(320, 400, 530, 400.5)])) == []
+
+
+@pytest.mark.integration
+def test_a_table_whose_top_rule_is_on_the_page_before_keeps_its_first_row(sample_chunks):
+    """The finder reads only the ruled region; its enveloping box closes a table broken over a page (the renal
+    table's rows on page 20 have no rule above them: it is on page 19)."""
+    (table,) = _tables(sample_chunks, "captopril")
+    assert table.physical_pages == [19, 20]
+    _, start, end = table.page_spans[1]
+    assert table.text[start:end].split("\n") == ["20 - 11 | 75 | 12,5", "< 10 | 37,5 | 6,25"]
