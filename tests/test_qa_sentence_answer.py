@@ -91,6 +91,10 @@ def test_questions_a_sentence_answers(frame: QueryFrame, kind: str) -> None:
         _frame("Người suy gan dùng testamin được không?", turn_type="drug_attribute",
                section_key="chong_chi_dinh", hepatic_impairment=True),
         _frame("Testamin", turn_type="unknown"),
+        # a can-I question about a patient's disease ("phế quản" is not "cà phê") is the contraindications'
+        _frame("Bệnh nhân có tiền sử hen phế quản có dùng testamin giảm đau được không?",
+               turn_type="drug_attribute", section_key="chong_chi_dinh"),
+        _frame("CCĐ của testamin?", turn_type="drug_attribute", section_key="chong_chi_dinh"),
         _frame("Tác dụng phụ của testamin?", turn_type="drug_attribute", section_key="tac_dung_khong_mong_muon"),
     ],
 )

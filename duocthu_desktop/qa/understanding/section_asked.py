@@ -23,6 +23,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     ROUTE_PHRASES,
     SECTION_PHRASES,
     WHOLE_SECTION_PHRASES,
+    expand_abbreviations,
 )
 from duocthu_desktop.qa.understanding.textmatch import Text, any_of, find, first_of
 from duocthu_desktop.text import fold
@@ -102,17 +103,16 @@ ASKING_WORDS = frozenset(
     nguoi benh thuoc lieu xu tri qua tac mong muon chong chi dinh than trong thoi ky mang thai
     con bu quan tuong tac on dinh huong dan cach ra sao nao hay hoi toi muon biet xin vui long
     phu nu dang phai nen can vay ve theo sau truoc tu den hoac cung tren duoi lam gay ma adr duong
-    neu minh em anh chi ban oi a nhe roi sao su
+    neu minh em anh chi ban oi a nhe roi sao su nhan
     """.split()
 )
 _WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 # Words of how a drug is taken, kept or prepared ("với sữa", "lúc đói", "nghiền", "tủ lạnh", "sau khi pha", "bao
 # lâu"): a can-I question holding one is about the giving, not about whether this patient may have it.
-GIVING_WORDS = frozenset(
-    """
-    bua doi no sua nuoc ruou bia ca phe tra ep buoi nghien be nhai ngam hoa tan pha loang tu lanh dong bang
-    nhiet do anh sang giu lau mo quen sot tiem bap truyen chich
-    """.split()
+GIVING_PHRASES: tuple[str, ...] = (
+    "bữa ăn", "lúc đói", "bụng đói", "lúc no", "sau ăn", "trước ăn", "khi ăn", "sữa", "nước", "rượu", "bia",
+    "cà phê", "trà", "nước ép", "bưởi", "nghiền", "bẻ", "nhai", "ngậm", "hòa tan", "pha", "tủ lạnh", "đông lạnh",
+    "đóng băng", "nhiệt độ", "ánh sáng", "giữ", "bao lâu", "đã mở", "quên", "sót", "tiêm", "truyền", "chích",
 )
 # The words of "dùng chung / uống cùng / phối hợp với thuốc khác": they name togetherness, not a partner.
 _TOGETHER_WORDS = frozenset("chung cung kem dong thoi phoi hop ket khac uong".split())
@@ -170,7 +170,7 @@ def sentence_ask(frame) -> SentenceAsk | None:
     key = frame.section_key
     if _other_facts(frame):
         return None
-    text = Text.of(frame.question)
+    text = Text.of(expand_abbreviations(frame.question))
     if key == DOSING and (_AMOUNT.search(text.folded) or frame.population is not None):
         return None  # an amount, or a group to dose: the dose rows
     if key == DOSING and frame.route in (None, "uong") and any_of(text, HOW_TO_PHRASES):
@@ -195,7 +195,7 @@ def sentence_ask(frame) -> SentenceAsk | None:
     if key == CONTRAINDICATIONS:
         # "có tiêm bắp được không?": a can-I question, not the contraindications, unless it names them
         # (a section no phrase chose was the contraindications by default, for a patient's condition: none here)
-        if any_of(text, _CONTRA_PHRASES) or not (only_route or frame.route or set(content) & GIVING_WORDS):
+        if any_of(text, _CONTRA_PHRASES) or not (only_route or frame.route or any_of(text, GIVING_PHRASES)):
             return None  # "có dùng aspirin giảm đau được không?" is whether it may be used: the contraindications
         return SentenceAsk("route" if only_route else "focused")
     if key in WEIGHED_SECTIONS:
