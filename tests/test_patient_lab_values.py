@@ -74,3 +74,12 @@ def test_a_sentence_for_premature_neonates_is_not_a_two_year_olds():
     toddler = rules.Patient(age=(2.0, 2.0))
     assert rules.topics_of("Chống chỉ định cho trẻ sinh non đang chảy máu.", toddler) == ()
     assert rules.topics_of("Chống chỉ định cho trẻ dưới 6 tuổi.", toddler) == ("tre_em",)
+
+
+def test_a_route_named_for_another_drug_does_not_rule_the_sentence_out():
+    """"Việc tiêm vào mạch máu các thuốc cản quang có iod ...": the injection is the contrast medium's, so the
+    caution still bears on a patient taking the drug by mouth."""
+    assert rules._route_fits("Việc tiêm vào mạch máu các thuốc cản quang có iod có thể gây suy thận.", "uong")
+    assert not rules._route_fits("Không dùng dung dịch nhỏ mắt 10 % cho trẻ em.", "other")
+    kidney = rules.Patient(route="uong", renal=True)
+    assert rules.topics_of("Thận trọng khi tiêm thuốc cản quang ở người suy thận.", kidney) == ("suy_than",)

@@ -235,3 +235,13 @@ def test_contraindications_asked_are_still_the_list(testamin_assistant) -> None:
 
 def test_sentence_ask_is_a_value() -> None:
     assert SentenceAsk("focused") == SentenceAsk("focused", None)
+
+
+@pytest.mark.integration
+def test_a_question_no_sentence_answers_is_read_as_before(assistant):
+    """When no sentence answers well enough, the question takes the path it took before that route: a patient on
+    the drug facing a contrast scan still gets the book's warnings (safety.jsonl); a storage question the book
+    does not answer is never answered with the contraindication list."""
+    payload = assistant.ask("Bệnh nhân đang uống metformin sắp chụp CT có tiêm thuốc cản quang có iod thì phải làm gì?")
+    assert payload.decision == "answerable" and payload.blocks[0].kind == "warning"
+    assert any("48 giờ" in c.text for b in payload.blocks for c in b.claims)

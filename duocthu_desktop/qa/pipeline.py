@@ -46,10 +46,13 @@ from duocthu_desktop.qa.decision_table import Route, route
 from duocthu_desktop.qa.understanding.catalog import Catalog
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.qa.understanding.question import understand, valid_text
-from duocthu_desktop.qa.understanding.section_asked import DOSING, INTERACTION, sentence_ask
+from duocthu_desktop.qa.understanding.section_asked import DOSING, INTERACTION, route_section, sentence_ask
+from duocthu_desktop.qa.understanding.textmatch import Text
 from duocthu_desktop.qa.verification import grounding
 from duocthu_desktop.retrieval.types import SectionResult
 from duocthu_desktop.settings import Settings
+
+CONTRAINDICATIONS_KEY = "chong_chi_dinh"
 
 log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 4000  # a long clinical question is a few hundred characters
@@ -201,6 +204,12 @@ class Assistant:
             else:
                 decision = route(frame, self)
                 answer = self._run(frame, decision, evidence)
+                if decision.action == "sentences" and answer.decision == "abstain" and _asks_its_section(frame):
+                    # no sentence answers it well enough: the question is read as it was before that path
+                    # ("... sắp chụp cản quang thì phải làm gì?" still gets the warnings and the dose)
+                    decision = route(frame, self, skip=("sentence_answer",))
+                    evidence = grounding.Evidence()
+                    answer = self._run(frame, decision, evidence)
                 if read_by_model:
                     answer = answer.model_copy(update={"message": join_messages(read_by_model, answer.message)})
         except IndexError_ as err:  # the store failed mid-turn: an outage, said as one (not "the book has no data")
@@ -486,6 +495,14 @@ def _combine(answers: list[EngineAnswer]) -> EngineAnswer:
         blocks=blocks,
         citations=citations,
     )
+
+
+def _asks_its_section(frame: QueryFrame) -> bool:
+    """The frame's section is one the person asked for, not the contraindications a named condition led to
+    (a "how long does it keep?" question is never answered with the contraindication list)."""
+    if frame.section_key != CONTRAINDICATIONS_KEY:
+        return True
+    return route_section(Text.of(frame.question)).key == CONTRAINDICATIONS_KEY
 
 
 def _remember(evidence: dict[str, str], chunks: list[Chunk]) -> None:

@@ -223,10 +223,18 @@ def topics_of(sentence: str, patient: Patient, own_section: tuple[str, ...] | No
 _INJECTED = ("tiem_tinh_mach", "truyen_tinh_mach", "tiem_bap", "tiem_duoi_da", "tiem_trong_da", "tiem_noi_tuy", "other")
 
 
+# a product of the drug named by its route: "dung dịch nhỏ mắt", "thuốc tiêm", "dạng uống", "viên đặt"
+_PRODUCT_ROUTE = re.compile(
+    r"(?<!\w)(?:thuốc|dung dịch|dạng|chế phẩm|viên|kem|mỡ|gel|hỗn dịch|nhũ dịch|ống)\s+(?:\w+\s+)?"
+    r"(?:nhỏ mắt|tra mắt|nhỏ mũi|bôi|tiêm(?: \w+)?|truyền|uống|đặt(?: \w+)?|xịt|hít|khí dung|đạn)(?!\w)"
+)
+
+
 def _route_fits(sentence: str, route: str | None) -> bool:
-    """A sentence that names routes bears on a patient given another route only if one of them is that route:
-    "Chống chỉ định dùng dung dịch nhỏ mắt 10 % cho trẻ em" is not about the nasal drop asked for."""
-    named = routes_in(sentence)
+    """A sentence that names a product of the drug by its route bears on a patient given another route only if
+    one of them is that route: "Chống chỉ định dùng dung dịch nhỏ mắt 10 % cho trẻ em" is not about the nasal
+    drop asked for. A route named otherwise ("tiêm thuốc cản quang") is another drug's, and says nothing."""
+    named = [r for m in _PRODUCT_ROUTE.finditer(sentence.lower()) for r in routes_in(m.group(0))]
     if route is None or not named:
         return True
     if route == "tiem":
