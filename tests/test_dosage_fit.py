@@ -495,3 +495,28 @@ def test_the_same_routes_for_every_dose_need_no_route_asked_but_different_ones_d
     assert not choose(same, Patient(population="nguoi_lon")).ask_route
     different = _section("Người lớn:", "Uống: 500 mg, cách 6 giờ/lần.", "Tiêm bắp: 1 g, cách 12 giờ/lần.")
     assert choose(different, Patient(population="nguoi_lon")).ask_route == ["uong", "tiem_bap"]
+
+
+@pytest.mark.parametrize(
+    ("forms", "families"),
+    [
+        ("Viên nén: 2,5 mg, 5 mg, 10 mg. Nang: 5 mg.", {"mouth"}),
+        ("Viên nén 20 mg. Dung dịch uống 40 mg/5 ml. Thuốc tiêm 10 mg/ml.", {"mouth", "injection"}),
+        ("Thuốc mỡ 10 %; thuốc đạn 500 mg.", {"skin", "rectum"}),
+        ("Dung dịch nhỏ mắt 0,25 %, 0,5 %.", {"eye"}),
+    ],
+)
+def test_the_forms_the_book_lists_say_how_the_drug_is_given(forms, families):
+    from duocthu_desktop.dosage.words import form_families
+
+    assert form_families(forms) == families
+
+
+@pytest.mark.integration
+def test_a_route_no_form_serves_is_said_never_answered_with_the_other_routes_doses(assistant):
+    """Amlodipin asked by vein: its dose lines name no route and its forms are tablets and capsules; the oral
+    dose must not be shown as the injection's (issue 17, fresh eyes)."""
+    payload = assistant.ask("Amlodipin tiêm tĩnh mạch cho người lớn liều bao nhiêu?")
+    assert (payload.decision, payload.reason) == ("clarify", "missing_route")
+    assert not payload.blocks or all(b.kind == "warning" for b in payload.blocks)
+    assert payload.quick_replies == ["Uống"]

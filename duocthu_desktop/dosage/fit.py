@@ -25,6 +25,7 @@ from duocthu_desktop.dosage.words import (
     ELDERLY_YEARS,
     NEONATE_YEARS,
     POPULATION_PATTERNS,
+    ROUTE_NAMES,
     age_in,
     kind_asked,
     names_dialysis,
@@ -650,6 +651,11 @@ def _for_children(row: DoseRow) -> bool:
 def _specific(row: DoseRow) -> bool:
     """An instruction that carries a number and bounds its own age or weight (kept with the doses)."""
     return any(ch.isdigit() for ch in row.text) and (row.age is not None or row.weight_kg is not None)
+
+
+def route_names(rows: list[DoseRow]) -> list[str]:
+    """The names of the routes the dose statements give, in book order ("Uống", "Tiêm bắp")."""
+    return [ROUTE_NAMES[r] for r in _routes([row for row in rows if row.kind in DOSE_KINDS]) if r in ROUTE_NAMES]
 
 
 def _routes(rows: list[DoseRow]) -> list[str]:

@@ -306,3 +306,40 @@ def unlatex(text: str) -> str:
     for pattern, plain in _LATEX:
         text = pattern.sub(plain, text)
     return text
+
+
+# ---- the forms the book lists -------------------------------------------------------------------------------
+
+# "Dạng thuốc và hàm lượng" names the drug's forms; each says by which way it is given. A family holds the routes
+# one form can serve (a "thuốc tiêm" may be given into a vein, a muscle or under the skin).
+FORM_FAMILIES: tuple[tuple[str, str], ...] = (
+    (r"viên|nang|sir[oô]|uống|cồn thuốc|gói|cốm|nhai|ngậm", "mouth"),
+    (r"tiêm|truyền|pha tiêm|ống tiêm|bơm tiêm", "injection"),
+    (r"thuốc đạn|viên đạn|đạn|trực tràng|thụt", "rectum"),
+    (r"nhỏ mắt|mỡ mắt|tra mắt|nhãn khoa", "eye"),
+    (r"kem|thuốc mỡ|gel|bôi|dùng ngoài|ngoài da|dung dịch dùng ngoài|cồn|thuốc xức|miếng dán|qua da", "skin"),
+    (r"âm đạo", "vagina"),
+    (r"khí dung|hít|xịt|phun", "airway"),
+    (r"dưới lưỡi", "mouth"),
+    (r"nhỏ mũi|nhỏ tai", "nose_ear"),
+)
+_FORM_PATTERNS = tuple((re.compile(r"(?<!\w)(?:" + words + r")(?!\w)"), fam) for words, fam in FORM_FAMILIES)
+ROUTE_FAMILY: dict[str, str] = {
+    "uong": "mouth", "ngam_duoi_luoi": "mouth", "tiem_tinh_mach": "injection", "truyen_tinh_mach": "injection",
+    "tiem_bap": "injection", "tiem_duoi_da": "injection", "tiem_trong_da": "injection", "tiem_noi_tuy": "injection",
+    "tiem": "injection", "truc_trang": "rectum", "nho_mat": "eye", "tra_mat": "eye", "boi": "skin",
+    "dat_am_dao": "vagina", "hit": "airway", "xit": "airway", "khi_dung": "airway",
+}
+
+
+# a family as a person reads it, the route name of ROUTE_NAMES where one route stands for it
+FAMILY_NAMES: dict[str, str] = {
+    "mouth": "Uống", "injection": "Tiêm", "rectum": "Đặt trực tràng", "eye": "Nhỏ mắt", "skin": "Bôi ngoài da",
+    "vagina": "Đặt âm đạo", "airway": "Hít", "nose_ear": "Nhỏ mũi, nhỏ tai",
+}
+
+
+def form_families(text: str) -> set[str]:
+    """The ways of giving the forms a "Dạng thuốc và hàm lượng" text lists ("Viên nén 5 mg" -> {"mouth"})."""
+    low = text.lower()
+    return {fam for pattern, fam in _FORM_PATTERNS if pattern.search(low)}

@@ -15,6 +15,13 @@ from typing import Literal
 from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.dosage import fit as dose_fit
 from duocthu_desktop.dosage.parser import section_rows
+from duocthu_desktop.dosage.words import (
+    FAMILY_NAMES,
+    FRAME_ROUTE_NAMES,
+    ROUTE_FAMILY,
+    ROUTE_NAMES,
+    form_families,
+)
 from duocthu_desktop.errors import IndexError_, ServerUnavailable
 from duocthu_desktop.messages import (
     DISCLAIMER,
@@ -53,6 +60,7 @@ from duocthu_desktop.retrieval.types import SectionResult
 from duocthu_desktop.settings import Settings
 
 CONTRAINDICATIONS_KEY = "chong_chi_dinh"
+FORMS_KEY = "dang_thuoc_ham_luong"
 
 log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 4000  # a long clinical question is a few hundred characters
@@ -314,12 +322,35 @@ class Assistant:
             return abstain(Reason(verdict.reason or Reason.EVIDENCE_INSUFFICIENT))
         _remember(evidence, section.chunks)
         monograph = self.service.monograph(drug_id)
+        if key == DOSING and frame.route and not frame.whole_section:
+            no_form = self._no_form_for_route(frame, section, monograph)
+            if no_form is not None:
+                return self._warn_first(frame, no_form, evidence, [drug_id])
         answer = self.engine.answer_section(frame, section, monograph)
         # A dosage answer is a filter over the section's statements: it says itself whether an untrusted part
         # (a table) is among what fits this patient. Any other section is sent to the PDF as a whole.
         if verdict.decision == "verify_pdf" and answer.decision != "clarify" and not answer.dosage_filtered:
             answer = _send_to_pdf(answer, section)
         return self._warn_first(frame, answer, evidence, [drug_id])
+
+    def _no_form_for_route(self, frame: QueryFrame, section: SectionResult, monograph) -> EngineAnswer | None:
+        """A route no dose statement names and no form the book lists can be given by (an injection asked of a
+        drug sold only as tablets): said so, never the doses of the drug's own route as if they were that one's."""
+        rows = section_rows(monograph.drug_id, ordered_chunks(section))
+        if any(dose_fit.route_matches(frame.route, r.route) for r in rows):
+            return None
+        forms = self.service.retrieve_framed(monograph.drug_id, FORMS_KEY)
+        families = form_families(" ".join(c.text for c in forms.chunks if not c.quarantined))
+        asked = ROUTE_FAMILY.get(frame.route)
+        if not families or asked is None or asked in families:
+            return None
+        given = dose_fit.route_names(rows) or [FAMILY_NAMES[f] for f in sorted(families)]
+        drug = self.catalog.title(monograph.drug_id)
+        message = (f"Dược thư không ghi dạng thuốc hay liều {drug} cho đường {FRAME_ROUTE_NAMES[frame.route].lower()}"
+                   f" (mục Dạng thuốc và hàm lượng chỉ ghi dạng dùng đường khác). Dược thư ghi liều cho: "
+                   f"{', '.join(given).lower()}.")
+        return EngineAnswer(decision="clarify", reason=Reason.MISSING_ROUTE.value, message=message,
+                            quick_replies=[g for g in given if g in ROUTE_NAMES.values()])
 
     def _sentences(self, frame: QueryFrame, evidence: dict[str, str]) -> EngineAnswer:
         """Each named drug's own sentences, from every section, ranked against the question."""
