@@ -76,3 +76,13 @@ def test_can_i_use_it_with_a_condition_reads_the_contraindications(assistant):
     payload, text = _ask(assistant, "Bệnh nhân có tiền sử hen phế quản có dùng aspirin giảm đau được không?")
     assert payload.decision == "answerable"
     assert "Người có tiền sử bệnh hen không được dùng aspirin" in text
+
+
+@pytest.mark.integration
+def test_a_condition_the_drug_is_dosed_for_asks_the_dose_not_the_contraindications(assistant):
+    """"amoxicilin dự phòng viêm nội tâm mạc ... trước nhổ răng" names what the book doses amoxicilin for: the
+    answer is about the dose (here the route is asked), never the contraindication list alone (fresh eyes)."""
+    payload = assistant.ask("amoxicilin dự phòng viêm nội tâm mạc người lớn trước nhổ răng")
+    assert payload.reason == "missing_route" or any(b.kind == "dosage" for b in payload.blocks)
+    asthma = assistant.ask("Bệnh nhân có tiền sử hen phế quản có dùng aspirin giảm đau được không?")
+    assert asthma.blocks[0].kind == "warning" and "chong_chi_dinh" in {c.section_key for c in asthma.citations}

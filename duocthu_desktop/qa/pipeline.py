@@ -41,7 +41,9 @@ from duocthu_desktop.qa.answers import (
     warning_rules,
 )
 from duocthu_desktop.qa.answers.cited_answer import abstain, join_messages, ordered_chunks, renumbered
+from duocthu_desktop.qa.answers.comorbidities import Said, bears_on
 from duocthu_desktop.qa.answers.engine_types import AnswerEngine, EngineAnswer
+from duocthu_desktop.qa.answers.sentences import split_sentences
 from duocthu_desktop.qa.conversation.memory import (
     ConversationStore,
     Remembered,
@@ -61,6 +63,7 @@ from duocthu_desktop.settings import Settings
 
 CONTRAINDICATIONS_KEY = "chong_chi_dinh"
 FORMS_KEY = "dang_thuoc_ham_luong"
+INDICATIONS_KEY = "chi_dinh"
 
 log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 4000  # a long clinical question is a few hundred characters
@@ -201,6 +204,7 @@ class Assistant:
             frame = merge(prior.frame, frame)
         budget = self.writer.new_budget() if self.writer is not None else None
         frame, read_by_model, failed = self._model_reading(question, frame, prior, budget, cancel)
+        frame = self._condition_it_treats(frame)
         timings["understand"] = time.perf_counter() - start
 
         step = time.perf_counter()
@@ -332,6 +336,21 @@ class Assistant:
         if verdict.decision == "verify_pdf" and answer.decision != "clarify" and not answer.dosage_filtered:
             answer = _send_to_pdf(answer, section)
         return self._warn_first(frame, answer, evidence, [drug_id])
+
+    def _condition_it_treats(self, frame: QueryFrame) -> QueryFrame:
+        """A condition named with one drug sends the question to its contraindications ("Người hen dùng aspirin
+        được không?"), unless the drug's Chỉ định prints it: then it is what the drug is given for, and the
+        question asks how ("amoxicilin dự phòng viêm nội tâm mạc người lớn trước nhổ răng" asks the dose)."""
+        if (frame.section_key != CONTRAINDICATIONS_KEY or _asks_its_section(frame) or len(frame.drug_ids) != 1
+                or frame.follow_up):
+            return frame
+        drug = frame.drug_ids[0]
+        treats = " ".join(c.text for key in (INDICATIONS_KEY, DOSING) for c in self.service.retrieve_framed(drug, key).chunks)
+        rest = Said.of(frame.question, list(frame.drug_mentions.values())).without(treats)
+        against = self.service.retrieve_framed(drug, CONTRAINDICATIONS_KEY).chunks
+        if rest.any() and any(bears_on(c.text[a:b], rest) for c in against for a, b in split_sentences(c.text)):
+            return frame
+        return frame.model_copy(update={"section_key": DOSING, "turn_type": "dosing"})
 
     def _no_form_for_route(self, frame: QueryFrame, section: SectionResult, monograph) -> EngineAnswer | None:
         """A route no dose statement names and no form the book lists can be given by (an injection asked of a
