@@ -520,3 +520,10 @@ def test_a_route_no_form_serves_is_said_never_answered_with_the_other_routes_dos
     assert (payload.decision, payload.reason) == ("clarify", "missing_route")
     assert not payload.blocks or all(b.kind == "warning" for b in payload.blocks)
     assert payload.quick_replies == ["Uống"]
+
+
+def test_a_weight_no_newborn_has_is_never_in_a_neonates_band():
+    rows = _section("Sơ sinh: 10 mg/kg, cách 6 giờ/lần.", "Trẻ em cân nặng 10 - 50 kg: 15 mg/kg cách 6 giờ/lần.")
+    shown = [r.text for r in choose(rows, Patient(weight_kg=45.0)).rows]
+    assert shown == ["Trẻ em cân nặng 10 - 50 kg: 15 mg/kg cách 6 giờ/lần."]
+    assert len(choose(rows, Patient(weight_kg=3.0)).rows) == 1

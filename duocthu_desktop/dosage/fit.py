@@ -39,6 +39,8 @@ MAX_ROWS = 8
 INJECTION = frozenset({"tiem_tinh_mach", "truyen_tinh_mach", "tiem_bap", "tiem_duoi_da", "tiem_trong_da",
                        "tiem_noi_tuy"})
 IV = frozenset({"tiem_tinh_mach", "truyen_tinh_mach"})
+# Heavier than any newborn: a patient of this weight is never in a neonate's band (term newborns weigh 2.5-4.5 kg)
+NEONATE_MAX_KG = 8.0
 _ROUTE_ALIASES = {"xit": "hit"}
 DOSE_KINDS = frozenset({"dose", "max_dose", "loading_dose", "adjustment"})
 
@@ -133,6 +135,8 @@ def fits_group(row: DoseRow, p: Patient) -> bool:
         return False
     if row.population in ("tre_em", "so_sinh") and age is not None and age > ADULT_YEARS:
         return False
+    if row.population == "so_sinh" and age is None and p.weight_kg is not None and p.weight_kg > NEONATE_MAX_KG:
+        return False  # "nặng 45 kg" is no neonate, whatever else the question leaves out
     bands = alternative_bands(row) or [(row.age, row.weight_kg)]
     return any(_fits_band(age_bound, weight, p) for age_bound, weight in bands)
 
