@@ -86,3 +86,5 @@ def test_a_condition_the_drug_is_dosed_for_asks_the_dose_not_the_contraindicatio
     assert payload.reason == "missing_route" or any(b.kind == "dosage" for b in payload.blocks)
     asthma = assistant.ask("Bệnh nhân có tiền sử hen phế quản có dùng aspirin giảm đau được không?")
     assert asthma.blocks[0].kind == "warning" and "chong_chi_dinh" in {c.section_key for c in asthma.citations}
+    abbreviated = assistant.ask("CCĐ của captopril?")  # the section asked in its abbreviation stays asked
+    assert abbreviated.decision == "answerable" and {c.section_key for c in abbreviated.citations} == {"chong_chi_dinh"}

@@ -54,6 +54,7 @@ from duocthu_desktop.qa.conversation.traces import TraceStore
 from duocthu_desktop.qa.decision_table import Route, route
 from duocthu_desktop.qa.understanding.catalog import Catalog
 from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.lexicon import expand_abbreviations
 from duocthu_desktop.qa.understanding.question import understand, valid_text
 from duocthu_desktop.qa.understanding.section_asked import DOSING, INTERACTION, route_section, sentence_ask
 from duocthu_desktop.qa.understanding.textmatch import Text
@@ -552,7 +553,7 @@ def _asks_its_section(frame: QueryFrame) -> bool:
     (a "how long does it keep?" question is never answered with the contraindication list)."""
     if frame.section_key != CONTRAINDICATIONS_KEY:
         return True
-    return route_section(Text.of(frame.question)).key == CONTRAINDICATIONS_KEY
+    return route_section(Text.of(expand_abbreviations(frame.question))).key == CONTRAINDICATIONS_KEY
 
 
 def _remember(evidence: dict[str, str], chunks: list[Chunk]) -> None:
