@@ -245,3 +245,8 @@ def test_a_question_no_sentence_answers_is_read_as_before(assistant):
     payload = assistant.ask("Bệnh nhân đang uống metformin sắp chụp CT có tiêm thuốc cản quang có iod thì phải làm gì?")
     assert payload.decision == "answerable" and payload.blocks[0].kind == "warning"
     assert any("48 giờ" in c.text for b in payload.blocks for c in b.claims)
+    silent = assistant.ask("Amlodipin uống với nước bưởi được không?")
+    assert silent.decision == "abstain" and not silent.blocks
+    storage = assistant.ask("Hỗn dịch amoxicilin sau khi pha giữ được bao lâu?")
+    assert storage.decision in ("abstain", "answerable") and "chong_chi_dinh" not in {
+        c.section_key for c in storage.citations}

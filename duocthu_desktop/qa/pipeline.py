@@ -218,11 +218,15 @@ class Assistant:
                 decision = route(frame, self)
                 answer = self._run(frame, decision, evidence)
                 if decision.action == "sentences" and answer.decision == "abstain" and _asks_its_section(frame):
-                    # no sentence answers it well enough: the question is read as it was before that path
-                    # ("... sắp chụp cản quang thì phải làm gì?" still gets the warnings and the dose)
-                    decision = route(frame, self, skip=("sentence_answer",))
-                    evidence = grounding.Evidence()
-                    answer = self._run(frame, decision, evidence)
+                    # no sentence answers it well enough: the question is read as it was before that path, and
+                    # that answer kept only where the book speaks of what the question names ("... sắp chụp
+                    # cản quang thì phải làm gì?" gets the warning on contrast media; a question the book is
+                    # silent on keeps its abstention, not a list of unrelated warnings)
+                    again = route(frame, self, skip=("sentence_answer",))
+                    tried = grounding.Evidence()
+                    other = self._run(frame, again, tried)
+                    if _speaks_of(other, frame):
+                        decision, evidence, answer = again, tried, other
                 if read_by_model:
                     answer = answer.model_copy(update={"message": join_messages(read_by_model, answer.message)})
         except IndexError_ as err:  # the store failed mid-turn: an outage, said as one (not "the book has no data")
@@ -546,6 +550,12 @@ def _combine(answers: list[EngineAnswer]) -> EngineAnswer:
         blocks=blocks,
         citations=citations,
     )
+
+
+def _speaks_of(answer: EngineAnswer, frame: QueryFrame) -> bool:
+    """Some claim of the answer names a condition or thing the question names (beyond the drug itself)."""
+    said = Said.of(frame.question, list(frame.drug_mentions.values()))
+    return said.any() and any(bears_on(c.text, said) for b in answer.blocks for c in b.claims)
 
 
 def _asks_its_section(frame: QueryFrame) -> bool:
