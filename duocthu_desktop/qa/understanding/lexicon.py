@@ -634,3 +634,15 @@ SALT_WORDS: frozenset[str] = frozenset(
 )
 # "thuốc X123", "biệt dược Zyx", "hoạt chất Y": the word after these is one the person calls a drug.
 DRUG_HEAD_WORDS: tuple[str, ...] = ("thuốc", "dược", "chất")
+# "How is it taken?": the way of giving it, not an amount.
+HOW_TO_PHRASES: tuple[str, ...] = (
+    "cách dùng", "cách uống", "dùng như thế nào", "dùng thế nào", "uống như thế nào", "uống thế nào",
+    "dùng ra sao", "uống ra sao", "sử dụng như thế nào", "sử dụng thế nào",
+)
+# Words of how a drug is taken, kept or prepared ("với sữa", "lúc đói", "nghiền", "tủ lạnh", "sau khi pha", "bao
+# lâu"): a can-I question holding one is about the giving, not about whether this patient may have it.
+GIVING_PHRASES: tuple[str, ...] = (
+    "bữa ăn", "lúc đói", "bụng đói", "lúc no", "sau ăn", "trước ăn", "khi ăn", "sữa", "nước", "rượu", "bia",
+    "cà phê", "trà", "nước ép", "bưởi", "nghiền", "bẻ", "nhai", "ngậm", "hòa tan", "pha", "tủ lạnh", "đông lạnh",
+    "đóng băng", "nhiệt độ", "ánh sáng", "giữ", "bao lâu", "đã mở", "quên", "sót", "tiêm", "truyền", "chích",
+)

@@ -17,6 +17,8 @@ from duocthu_desktop.qa.understanding.lexicon import (
     CAN_USE_PHRASES,
     CONTRAINDICATIONS,
     DOSING,
+    GIVING_PHRASES,
+    HOW_TO_PHRASES,
     INTERACTION,
     POPULATION_PHRASES,
     PREGNANCY_SECTION_EXTRA,
@@ -89,11 +91,6 @@ def mentions_interaction(text: Text) -> bool:
 WEIGHED_SECTIONS = frozenset({
     "qua_lieu_xu_tri", "do_on_dinh_bao_quan", "thoi_ky_mang_thai", "thoi_ky_cho_con_bu", "tuong_ky",
 })
-# "How is it taken?": the way of giving it, not an amount.
-HOW_TO_PHRASES: tuple[str, ...] = (
-    "cách dùng", "cách uống", "dùng như thế nào", "dùng thế nào", "uống như thế nào", "uống thế nào",
-    "dùng ra sao", "uống ra sao", "sử dụng như thế nào", "sử dụng thế nào",
-)
 _CONTRA_PHRASES = tuple(p for p, k in _SPECIFIC if k == CONTRAINDICATIONS)
 _AMOUNT = re.compile(r"(?<![a-z])(?:lieu|bao nhieu|may (?:vien|lan|ong|goi|giot)|mg|ml|mcg|microgam|g/ngay)(?![a-z])")
 # Words that only carry the asking; with the section words (answers.sentences) they are no content.
@@ -107,13 +104,6 @@ ASKING_WORDS = frozenset(
     """.split()
 )
 _WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
-# Words of how a drug is taken, kept or prepared ("với sữa", "lúc đói", "nghiền", "tủ lạnh", "sau khi pha", "bao
-# lâu"): a can-I question holding one is about the giving, not about whether this patient may have it.
-GIVING_PHRASES: tuple[str, ...] = (
-    "bữa ăn", "lúc đói", "bụng đói", "lúc no", "sau ăn", "trước ăn", "khi ăn", "sữa", "nước", "rượu", "bia",
-    "cà phê", "trà", "nước ép", "bưởi", "nghiền", "bẻ", "nhai", "ngậm", "hòa tan", "pha", "tủ lạnh", "đông lạnh",
-    "đóng băng", "nhiệt độ", "ánh sáng", "giữ", "bao lâu", "đã mở", "quên", "sót", "tiêm", "truyền", "chích",
-)
 # The words of "dùng chung / uống cùng / phối hợp với thuốc khác": they name togetherness, not a partner.
 _TOGETHER_WORDS = frozenset("chung cung kem dong thoi phoi hop ket khac uong".split())
 
