@@ -30,6 +30,16 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def _default_sigint() -> None:
+    """A job started in the background of a non-interactive shell ignores SIGINT, and its children inherit that:
+    each program is started as a terminal starts it, with Ctrl+C's default action."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _popen(*args, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen(*args, preexec_fn=_default_sigint, **kwargs)
+
+
 def _interrupt(proc: subprocess.Popen, ready, timeout: float = 120) -> tuple[int, str]:
     """SIGINT once `ready()` says the program is at work, then its exit code and stderr."""
     deadline = time.monotonic() + timeout
@@ -68,7 +78,7 @@ def test_ctrl_c_in_ask_is_one_line_and_130(sample_index: Path, tmp_path: Path) -
 
     threading.Thread(target=accept, daemon=True).start()
     url = f"http://127.0.0.1:{server.getsockname()[1]}"
-    proc = subprocess.Popen([str(BIN / "duocthu-ask"), "--index", str(sample_index), "Liều paracetamol?"],
+    proc = _popen([str(BIN / "duocthu-ask"), "--index", str(sample_index), "Liều paracetamol?"],
                             env=_env(tmp_path, DUOCTHU_CHROMA_URL=url), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
@@ -85,7 +95,7 @@ def test_ctrl_c_in_eval_is_one_line_and_130(tmp_path: Path) -> None:
     """Stopped while it reads its eval file (a pipe nothing is written to yet)."""
     fifo = tmp_path / "cases.jsonl"
     os.mkfifo(fifo)
-    proc = subprocess.Popen([str(BIN / "duocthu-eval"), "--index", str(tmp_path), str(fifo)],
+    proc = _popen([str(BIN / "duocthu-eval"), "--index", str(tmp_path), str(fifo)],
                             env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     writer: list[int] = []
 
@@ -115,7 +125,7 @@ def test_ctrl_c_in_build_keeps_the_old_index(sample_pdf: Path, sample_build: Pat
     out = tmp_path / "index"
     shutil.copytree(sample_build, out)
     before = _digests(out)
-    proc = subprocess.Popen([str(BIN / "duocthu-ingest"), "build", "--pdf", str(sample_pdf), "--out", str(out),
+    proc = _popen([str(BIN / "duocthu-ingest"), "build", "--pdf", str(sample_pdf), "--out", str(out),
                              "--no-embed"], env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     try:
