@@ -352,3 +352,15 @@ def test_a_group_contraindicated_only_under_a_condition_does_not_hide_the_dose()
     assert not pw._group_qualified(warning("Trẻ em dưới 12 tuổi."))
     assert not pw._group_qualified(warning("Trẻ sơ sinh có cân nặng dưới 2 kg."))
     assert pw._ALLOWS.search("trẻ trên 12 tuổi, nếu cần, có thể dùng liều như liều người lớn.")
+
+
+def test_a_severity_of_another_item_does_not_make_the_contraindication_graver():
+    """"Nhược cơ, suy hô hấp nặng.": the "nặng" is the breathing's; a patient with myasthenia is contraindicated."""
+    from duocthu_desktop.qa.answers import patient_warnings as pw
+
+    text = "Nhược cơ, suy hô hấp nặng."
+    chunk = Chunk(chunk_id="x__chong_chi_dinh__0", drug_id="x", section_key="chong_chi_dinh", part_index=0,
+                  text=text, printed_pages=[1], physical_pages=[1])
+    warning = pw.Warning(chunk, 0, len(text), "chong_chi_dinh", ("benh_kem",), 0)
+    assert not pw._graver_than_said(warning, QueryFrame(question="Bệnh nhân nhược cơ bị mất ngủ, liều bao nhiêu?"))
+    assert pw._graver_than_said(warning, QueryFrame(question="Bệnh nhân suy hô hấp, liều bao nhiêu?"))

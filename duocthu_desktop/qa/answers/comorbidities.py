@@ -20,7 +20,7 @@ from duocthu_desktop.qa.understanding.lexicon import GENERAL_WORDS, ROUTE_PHRASE
 from duocthu_desktop.text import fold
 
 _WORD = re.compile(r"\w+")
-_ITEM_SPLIT = re.compile(
+ITEM_SPLIT = re.compile(
     r"[,;:()\[\]/]|(?<=[^\d\s])\s[-–]\s(?=[^\d\s])"
     r"|\s(?:hoặc|hoac|hay|và|va|như|nhu|kể cả|ke ca|bao gồm|bao gom|trừ khi|tru khi|do|vì|vi)\s",
     re.IGNORECASE,
@@ -131,7 +131,7 @@ def bears_on(sentence: str, said: Said) -> bool:
     if not said.words:
         return False
     text = fold(sentence) if said.folded else sentence.lower()
-    return any(_item_matches(item, said) for item in _ITEM_SPLIT.split(text))
+    return any(_item_matches(item, said) for item in ITEM_SPLIT.split(text))
 
 
 def _item_matches(item: str, said: Said) -> bool:

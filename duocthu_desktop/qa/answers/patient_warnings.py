@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.qa.answers import warning_rules as rules
 from duocthu_desktop.qa.answers.cited_answer import CitedAnswer, join_messages, renumbered, section_heading
+from duocthu_desktop.qa.answers.comorbidities import ITEM_SPLIT, Said, bears_on
 from duocthu_desktop.qa.answers.engine_types import EngineAnswer
 from duocthu_desktop.qa.answers.sentences import split_sentences
 from duocthu_desktop.qa.understanding.frame import QueryFrame
@@ -112,7 +113,7 @@ def warning_answer(
     return answer.result(None).model_copy(update={
         "warns_against": any(w.strength <= 1 or w.section_key == CONTRAINDICATIONS for w in found),
         # "Suy gan nặng." for a patient said only to have "suy gan": shown first, but the usual dose is not hidden
-        "contraindicated": any(w.section_key == CONTRAINDICATIONS and not _graver_than_said(w.text, frame.question)
+        "contraindicated": any(w.section_key == CONTRAINDICATIONS and not _graver_than_said(w, frame)
                                and not _CONDITIONAL.search(w.text.lower()) and not _ALLOWS.search(w.text.lower())
                                and not _group_qualified(w) for w in found),
     })
@@ -140,10 +141,24 @@ def _group_qualified(warning: Warning) -> bool:
     return set(warning.topics) <= _GROUP_TOPICS and bool(_GROUP_THEN_CONDITION.search(warning.text.lower()))
 
 
-def _graver_than_said(sentence: str, question: str) -> bool:
-    """The sentence names a severity ("nặng", "mất bù") the question does not: it may not be this patient."""
+def _graver_than_said(warning: Warning, frame: QueryFrame) -> bool:
+    """The items of the sentence that are this patient's name a severity ("nặng", "mất bù") the question does
+    not: it may not be this patient. Only those items count: in "Nhược cơ, suy hô hấp nặng." the "nặng" is the
+    breathing's, not the myasthenia's a patient says they have."""
+    said = Said.of(frame.question, list(frame.drug_mentions.values()))
+    topic_words = [p for t in warning.topics if (p := _TOPIC_WORDS.get(t)) is not None]
+    items = [i for i in ITEM_SPLIT.split(warning.text) if i and i.strip()]
+    mine = [i for i in items if any(p.search(i.lower()) for p in topic_words) or (said.any() and bears_on(i, said))]
+    return all(_severity_unsaid(item, frame.question) for item in (mine or [warning.text]))
+
+
+def _severity_unsaid(text: str, question: str) -> bool:
     said = question.lower()
-    return any(m.group(0) not in said and fold(m.group(0)) not in fold(said) for m in _SEVERITY.finditer(sentence.lower()))
+    return any(m.group(0) not in said and fold(m.group(0)) not in fold(said) for m in _SEVERITY.finditer(text.lower()))
+
+
+_TOPIC_WORDS = {"suy_than": rules.RENAL_WORDS, "suy_gan": rules.HEPATIC_WORDS, "tre_em": rules.CHILD_WORDS,
+                "nguoi_cao_tuoi": rules.ELDERLY_WORDS, "mang_thai": rules.PREGNANCY_WORDS}
 
 
 def _section_warnings(key: str, section: SectionResult, patient: rules.Patient) -> list[Warning]:
