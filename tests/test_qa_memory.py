@@ -319,3 +319,12 @@ def test_after_an_answer_a_turn_adding_to_the_patient_completes_the_question():
                         prior)
     assert not is_follow_up(QueryFrame(question="Thuốc nào trị động kinh?", turn_type="condition_to_drug",
                                        condition="động kinh"), prior)
+
+
+@pytest.mark.integration
+def test_if_it_is_another_case_the_follow_up_names_the_condition(catalog):
+    """"Nếu là phẫu thuật chỉnh hình lớn thì sao?" names the case, so it completes the last dose question."""
+    from duocthu_desktop.qa.understanding.question import understand
+
+    frame = understand("Nếu là phẫu thuật chỉnh hình lớn thì sao?", catalog)
+    assert frame.condition == "phẫu thuật chỉnh hình lớn"

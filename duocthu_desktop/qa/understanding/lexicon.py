@@ -385,6 +385,7 @@ CONDITION_TRIGGERS: tuple[str, ...] = (
     "phòng ngừa",
     "dự phòng",
     "phòng",
+    "nếu là",
     "cho người bị",
     "cho bệnh nhân bị",
     "người bị",
