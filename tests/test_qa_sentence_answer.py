@@ -250,3 +250,12 @@ def test_a_question_no_sentence_answers_is_read_as_before(assistant):
     storage = assistant.ask("Hỗn dịch amoxicilin sau khi pha giữ được bao lâu?")
     assert storage.decision in ("abstain", "answerable") and "chong_chi_dinh" not in {
         c.section_key for c in storage.citations}
+
+
+@pytest.mark.integration
+def test_a_missed_dose_is_answered_by_its_sentence_or_abstains(assistant):
+    """"Quên một liều thì làm sao?" names a dose but asks no amount: the book's sentence on a missed dose, or an
+    abstention where the book has none, never a group clarify."""
+    payload = assistant.ask("Quên uống một liều warfarin thì làm thế nào?")
+    assert payload.decision == "answerable"
+    assert any("quên" in c.text for b in payload.blocks for c in b.claims)

@@ -647,3 +647,5 @@ GIVING_PHRASES: tuple[str, ...] = (
     "cà phê", "trà", "nước ép", "bưởi", "nghiền", "bẻ", "nhai", "ngậm", "hòa tan", "pha", "tủ lạnh", "đông lạnh",
     "đóng băng", "nhiệt độ", "ánh sáng", "giữ", "bao lâu", "đã mở", "quên", "sót", "tiêm", "truyền", "chích",
 )
+# A dose forgotten or missed: what to do then is a sentence of the book, not a dose row.
+MISSED_DOSE_PHRASES: tuple[str, ...] = ("quên", "bỏ sót", "sót liều", "bỏ lỡ", "lỡ quên", "quên uống", "bỏ quên")

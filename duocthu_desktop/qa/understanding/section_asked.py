@@ -20,6 +20,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     GIVING_PHRASES,
     HOW_TO_PHRASES,
     INTERACTION,
+    MISSED_DOSE_PHRASES,
     POPULATION_PHRASES,
     PREGNANCY_SECTION_EXTRA,
     ROUTE_PHRASES,
@@ -161,6 +162,8 @@ def sentence_ask(frame) -> SentenceAsk | None:
     if _other_facts(frame):
         return None
     text = Text.of(expand_abbreviations(frame.question))
+    if key == DOSING and frame.population is None and any_of(text, MISSED_DOSE_PHRASES):
+        return SentenceAsk("focused", DOSING)  # "Quên một liều thì phải làm sao?": no amount is asked
     if key == DOSING and (_AMOUNT.search(text.folded) or frame.population is not None):
         return None  # an amount, or a group to dose: the dose rows
     if key == DOSING and frame.route in (None, "uong") and any_of(text, HOW_TO_PHRASES):
