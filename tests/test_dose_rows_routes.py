@@ -20,3 +20,28 @@ def test_drops_of_a_solution_and_a_frequency_in_words_are_doses() -> None:
     rows = read("Nhỏ 1 giọt dung dịch 0,25% vào mắt bị bệnh, 2 lần/ngày.\nBôi một dải 1,3 cm vào túi kết mạc, ngày một lần.")
     assert row(rows, "Nhỏ 1 giọt").kind == "dose"
     assert row(rows, "Bôi một dải").kind == "dose"
+
+
+def test_routes_joined_by_or_after_a_group_are_all_read() -> None:
+    rows = read("Trẻ em 6 - 12 tuổi, uống hoặc tiêm bắp, 10 - 20 mg cách 6 giờ/lần.")
+    assert set(rows[0].route) == {"uong", "tiem_bap"}
+
+
+def test_a_later_step_of_a_regimen_names_its_own_route() -> None:
+    rows = read("Người lớn: Khởi đầu tiêm tĩnh mạch 100 mg trong 2 phút, sau đó truyền tĩnh mạch 20 mg/giờ.")
+    assert set(row(rows, "Người lớn").route) == {"tiem_tinh_mach", "truyen_tinh_mach"}
+
+
+def test_a_rate_raised_in_a_next_step_names_the_infusion() -> None:
+    rows = read("Tiêm tĩnh mạch thêm 1 liều 50 mg trong 1 phút và tăng tốc độ truyền lên thành 10 mg/phút.")
+    assert set(rows[0].route) == {"tiem_tinh_mach", "truyen_tinh_mach"}
+
+
+def test_an_injection_into_a_vein_said_short_is_intravenous() -> None:
+    rows = read("Tiêm bắp: 1 liều 40 mg hoặc tiêm mạch: 20 mg 1 liều duy nhất.")
+    assert set(rows[0].route) == {"tiem_bap", "tiem_tinh_mach"}
+
+
+def test_a_route_far_into_a_sentence_with_no_dose_after_it_is_not_its_own() -> None:
+    rows = read("Uống:\nNgười lớn: 200 mg/ngày; theo dõi chức năng gan khi dùng lâu, nhất là sau tiêm bắp.")
+    assert row(rows, "Người lớn").route == ["uong"]

@@ -635,15 +635,23 @@ def _own_routes(body: str, doses: bool) -> list[str]:
     if doses and head != body:
         lead = re.split(r"[,;]", head)[-1]
         found += [r for r in routes_in(lead) if r not in found]
+        prev_end = 0
         for m in reading.DOSE.finditer(body):
             phrase = re.split(r"[,.;(]", body[m.end() :], maxsplit=1)[0]  # "1 mg/kg tiêm bắp hoặc tĩnh mạch"
             if routes_in(phrase, window=4):
                 found += [r for r in routes_in(phrase) if r not in found]
-            # "..., hoặc uống 30 - 160 mg/ngày": an alternative route that leads straight to its own dose
-            before = re.split(r"[,;(]", body[:m.start()])[-1]
-            if m.start() > at and re.match(r"^\s*(?:hoặc|hay)\s", before, re.I) and routes_in(before, window=4):
-                found += [r for r in routes_in(before) if r not in found]
+            # "..., hoặc uống 30 - 160 mg/ngày", "..., sau đó truyền tĩnh mạch 18 đvqt/kg/giờ": a later step or an
+            # alternative that names its route in the words leading straight to its own dose
+            if m.start() > at:
+                before = _STEP_CUT.split(body[prev_end : m.start()])[-1]
+                if routes_in(before, window=4):
+                    found += [r for r in routes_in(before) if r not in found]
+            prev_end = m.end()
     return found
+
+
+# Where the words leading to a later dose of a statement begin: a clause, a bracket, a next step.
+_STEP_CUT = re.compile(r"[,;(]|\s(?:và|sau đó|rồi|tiếp theo|tiếp đó)\s", re.I)
 
 
 # Words a disease's name starts with (general clinical vocabulary).

@@ -63,7 +63,7 @@ ROUTE_PATTERNS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(_W + r"(?:tiêm|truyền) hoặc (?:tiêm|truyền) tĩnh mạch" + _E), ("tiem_tinh_mach", "truyen_tinh_mach")),
     (re.compile(_W + r"(?<!di )(?:(?:tiêm )?truyền(?: nhỏ giọt| nhanh| chậm)?(?:(?: vào)? tĩnh mạch)?|tiêm truyền)" + _E),
      ("truyen_tinh_mach",)),  # not "di truyền" (genetic)
-    (re.compile(_W + r"(?:tiêm )?tĩnh mạch" + _E), ("tiem_tinh_mach",)),
+    (re.compile(_W + r"(?:(?:tiêm )?tĩnh mạch|tiêm mạch)" + _E), ("tiem_tinh_mach",)),  # "tiêm mạch": short for it
     (re.compile(_W + r"(?:tiêm )?bắp(?: thịt)?" + _E), ("tiem_bap",)),
     (re.compile(_W + r"(?:tiêm )?dưới da" + _E), ("tiem_duoi_da",)),
     (re.compile(_W + r"(?:tiêm )?trong da" + _E), ("tiem_trong_da",)),
@@ -105,6 +105,7 @@ _NEGATED = re.compile(r"(?:không|tránh|chớ|đừng)(?: thể| được| nên
 _DISEASE_OF = re.compile(r"(?:viêm|nhiễm khuẩn|nhiễm trùng|nhiễm|tắc|huyết khối) $")
 _OVER = re.compile(r" (?:quá|vượt)")
 _WHEN = re.compile(r"(?:sau|trước) khi $")
+_JOINED = re.compile(r"\s*(?:,\s*)?(?:hoặc|và|hay|/)\s*(?:đường\s+)?")
 
 
 def routes_in(text: str, window: int | None = None) -> list[str]:
@@ -113,6 +114,8 @@ def routes_in(text: str, window: int | None = None) -> list[str]:
     only routes named within the first `window` words count (a sentence's route is named where it begins)."""
     low = " ".join(re.findall(r"\w+|[,/]", text.lower()))
     found: list[str] = []
+    late: list[tuple[str, int, int]] = []  # named past the window: kept only as one more of a list begun in it
+    ends: list[int] = []
     for pattern, keys in ROUTE_PATTERNS:
         for m in pattern.finditer(low):
             if _NEGATED.search(low[max(0, m.start() - 24) : m.start()]) and not _OVER.match(low, m.end()):
@@ -120,7 +123,10 @@ def routes_in(text: str, window: int | None = None) -> list[str]:
             if _DISEASE_OF.search(low[max(0, m.start() - 16) : m.start()]):
                 continue  # "viêm tĩnh mạch", "nhiễm khuẩn não thất": a site of disease, not a route
             if window is not None and len(low[: m.start()].split()) >= window:
+                late += [(key, m.start(), m.end()) for key in keys if key != "other"]
+                low = low[: m.start()] + " " * (m.end() - m.start()) + low[m.end() :]
                 continue
+            ends.append(m.end())
             for key in keys:
                 bare = key == "other" and m.group(0) == "tiêm"
                 if bare and (found or _WHEN.search(low[max(0, m.start() - 12) : m.start()])):
@@ -128,6 +134,12 @@ def routes_in(text: str, window: int | None = None) -> list[str]:
                 if key not in found:
                     found.append((key, m.start()))  # type: ignore[arg-type]
             low = low[: m.start()] + " " * (m.end() - m.start()) + low[m.end() :]
+    for key, start, end in sorted(late, key=lambda t: t[1]):
+        # "uống hoặc tiêm bắp, 30 mg": a route joined by "hoặc"/"và"/"/" to one named within the window
+        if any(e <= start and _JOINED.fullmatch(low[e:start]) for e in ends):
+            if key not in [k for k, _ in found]:  # type: ignore[misc]
+                found.append((key, start))  # type: ignore[arg-type]
+            ends.append(end)
     ordered = sorted({k: p for k, p in reversed(found)}.items(), key=lambda kv: kv[1])  # type: ignore[misc]
     return [k for k, _ in ordered]
 
