@@ -43,3 +43,39 @@ def test_a_labels_bracketed_aside_does_not_make_it_an_indication() -> None:
     rows = read("Cách dùng: (gồm các bước như sau)\nRửa tay sạch trước mỗi lần dùng.\n- 1.\nĐậy nắp lại.")
     assert all(r.indication is None for r in rows)
     assert not [r for r in rows if r.text.strip() == "- 1."]  # a step number is not a statement
+
+
+def test_labels_that_are_sentences_phases_of_a_procedure_or_numbers_are_named_by_their_rule() -> None:
+    cases = {
+        "Trong lúc đang gây mê": "procedure_phase", "Sau cuộc phẫu thuật": "procedure_phase",
+        "Trong lúc hồi tỉnh sau gây mê": "procedure_phase", "Phải theo dõi chặt lâm sàng": "sentence",
+        "Cần theo dõi huyết áp": "sentence", "1 hoặc 30": "number", "Thuốc thường phối hợp theo tỉ lệ 8": "number",
+        "Cách chuyển từ thuốc khác sang thuốc này": "note",
+    }
+    for words, name in cases.items():
+        assert classify_rule(words)[2].name == name, words
+
+
+def test_a_phase_of_a_procedure_keeps_the_indication_above_it() -> None:
+    rows = read("Nhịp nhanh trong phẫu thuật:\nTrong lúc đang gây mê: tiêm tĩnh mạch 50 mg.\n"
+                "Sau cuộc phẫu thuật: tiêm tĩnh mạch 20 mg.")
+    assert row(rows, "Trong lúc").indication == "Nhịp nhanh trong phẫu thuật"
+    assert row(rows, "Sau cuộc").indication == "Nhịp nhanh trong phẫu thuật"
+
+
+def test_a_how_to_heading_or_a_sentence_before_a_colon_is_not_the_indication() -> None:
+    rows = read("Glôcôm góc mở:\nNgười lớn: nhỏ 1 giọt, ngày 2 lần.\n"
+                "Cách chuyển từ thuốc khác sang thuốc này:\nNgừng thuốc cũ, hôm sau nhỏ 1 giọt, ngày 2 lần.\n"
+                "Phải theo dõi chặt lâm sàng:\nKhông cần giảm liều khi Clcr > 40 ml/phút.")
+    assert row(rows, "Ngừng thuốc cũ").indication == "Glôcôm góc mở"
+    assert row(rows, "Không cần giảm").indication != "Phải theo dõi chặt lâm sàng"
+
+
+def test_a_ratio_split_at_its_colon_is_not_a_label() -> None:
+    rows = read("Thuốc thường phối hợp theo tỉ lệ 15 : 1 hoặc 30 : 1.\nTruyền tĩnh mạch 3 g, cách 6 giờ/lần.")
+    assert all(r.indication is None for r in rows)
+
+
+def test_a_blood_transfusion_is_not_a_route() -> None:
+    rows = read("Truyền máu: thêm 7 500 đvqt vào 100 ml dung dịch natri clorid 0,9%.")
+    assert "truyen_tinh_mach" not in rows[0].route

@@ -45,6 +45,9 @@ CONDITIONS = {
 
 SEVERITY = r"^(?:(?:benh|the|muc do) )?(?:(?:tu )?nhe|vua|nang|trung binh|tram trong)\b"
 PHASE = r"^(?:(?:trong|o) )?giai doan\b"
+# a phase named by the procedure it falls in ("Trong lúc đang gây mê:", "Sau cuộc phẫu thuật:")
+PROCEDURE_PHASE = (r"^(?:trong (?:luc|khi|qua trinh)|truoc|sau)(?: (?:khi|luc|cuoc|ca|dang|hoi tinh|sau|va))*"
+                   r" (?:gay me|gay te|phau thuat|mo|thu thuat)\b")
 
 RULES: tuple[LabelRule, ...] = (
     LabelRule("generic", "generic", r"^(?:cach dung|lieu dung|lieu luong|lieu luong va cach dung"
@@ -63,12 +66,18 @@ RULES: tuple[LabelRule, ...] = (
     LabelRule("phase", "qualifier", r"^(?:ban dau|khoi dau|luc dau|tan cong|duy tri|tiep theo|sau do|cung co"
               r"|dot (?:dau|tiep)|ngay (?:dau|thu)|tuan (?:dau|thu))\b|" + PHASE,
               when="no_group+no_route", sets="nothing: a phase of the regimen above"),
+    LabelRule("procedure_phase", "qualifier", PROCEDURE_PHASE, when="no_group+no_route",
+              sets="nothing: a phase of a procedure within the indication above"),
     LabelRule("inr_band", "qualifier", r"^inr\b", sets="nothing: an INR band of the regimen above"),
     LabelRule("severity", "qualifier", SEVERITY, when="no_group+no_route",
               sets="nothing: a severity within the indication above"),
+    LabelRule("number", "note", r"^[\d\s,.:/]*\d[\d\s,.:/]*(?:(?:hoac|va|den|-) [\d\s,.:/]+)?$|\s\d+$",
+              when="no_group+no_route",
+              sets="nothing: words up to a number that a ':' follows (a ratio \"15 : 1\"), not a label"),
     LabelRule("note", "note", r"^(?:ghi chu|chu y|luu y|khuyen cao|vi du|thi du|thong so|bang\b|pha\b|cach pha"
               r"|thoi gian|toc do|nong do|phac do|lieu phap|dung lieu|dung lieu phap|che do|theo doi|tan suat"
-              r"|kiem tra|xet nghiem|dinh luong)|(?:nhu sau|bang sau|lieu sau|sau day|duoi day)$",
+              r"|kiem tra|xet nghiem|dinh luong|cach (?:chuyen|thay|doi|ngung))"
+              r"|(?:nhu sau|bang sau|lieu sau|sau day|duoi day)$",
               sets="nothing: a remark or a how-to heading"),
     LabelRule("dose_kind", "kind", r"^lieu |\btoi da\b", sets="the dose kind of its statement"),
     LabelRule("group_and_route", "group", None, when="group+route", sets="group, age/weight band and route"),
@@ -78,6 +87,8 @@ RULES: tuple[LabelRule, ...] = (
     LabelRule("condition", "note", r"^(?:neu|o|khi|hoac)\b|^(?:trong|tu|sau) (?:\w+ ){0,2}(?:ngay|tuan|gio|thang)\b"
               r"|^(?:vien|dang|che pham|hon dich)\b|^dung tai cho$|\blieu\b",
               sets="nothing: a condition, a formulation or a dose remark within the indication above"),
+    LabelRule("sentence", "note", r"^(?:phai|can|nen|khong (?:nen|duoc|can)|co the|chi nen)\b",
+              sets="nothing: a sentence (it opens on a verb of obligation), not an indication"),
     LabelRule("indication", "indication", None, sets="indication (the label's words as printed)"),
 )
 
