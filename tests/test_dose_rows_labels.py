@@ -79,3 +79,13 @@ def test_a_ratio_split_at_its_colon_is_not_a_label() -> None:
 def test_a_blood_transfusion_is_not_a_route() -> None:
     rows = read("Truyền máu: thêm 7 500 đvqt vào 100 ml dung dịch natri clorid 0,9%.")
     assert "truyen_tinh_mach" not in rows[0].route
+
+
+def test_a_disease_of_a_site_is_an_indication_not_a_route() -> None:
+    rows = read("Chàm mạn:\nBôi một lớp mỏng, ngày 2 lần.\nĐau ngứa hậu môn, nhất là khi có trĩ:\nBôi thuốc mỡ, ngày 2 lần.")
+    assert row(rows, "Bôi thuốc mỡ").indication == "Đau ngứa hậu môn, nhất là khi có trĩ"
+
+
+def test_what_a_sentence_treats_ends_where_how_it_is_given_begins() -> None:
+    rows = read("Để dự phòng và điều trị thiếu máu của trẻ đẻ non dùng tiêm dưới da 250 đơn vị/kg, tuần 3 lần.")
+    assert rows[0].indication == "thiếu máu của trẻ đẻ non"

@@ -659,7 +659,9 @@ _DISEASE = (r"(?:viêm|nhiễm|bệnh|phù|suy (?!thận|gan)|tăng|hạ|loét|�
             r"|nhồi máu|rối loạn|lậu|giang mai|lao|sốc|cơn)\b")
 # An indication a sentence names in its own words: "để điều trị X", "Trong X, ..." (not "Trong khi", "Trong
 # trường hợp", "Trong vòng" ...).
-_FOR_WHAT = re.compile(r"(?<!\w)để (?:điều trị|dự phòng|phòng|chữa)(?: bổ trợ)? (?!cho\b)([^,.;:()]+)", re.I)
+_FOR_WHAT = re.compile(r"(?<!\w)để (?:điều trị|dự phòng|phòng|chữa)(?: bổ trợ)?(?: (?:và|hoặc) (?:điều trị|dự phòng|phòng|chữa))?"
+                       r" (?!cho\b)([^,.;:()]+?)(?= (?:dùng|tiêm|uống|truyền|với liều|liều)\b|[,.;:()]|$)", re.I)
+# "để dự phòng và điều trị X", "để điều trị X dùng ... 250 mg": what is treated ends where how it is given begins
 _IN_WHAT = re.compile(
     r"^trong (?!(?:khi|trường hợp|mọi|vòng|thời gian|quá trình|đó|các trường hợp|số|ngày|tuần|giờ|lúc)\b)"
     r"([^,.;:()]{3,80}),", re.I,

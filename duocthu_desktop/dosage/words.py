@@ -102,7 +102,7 @@ FRAME_ROUTE_NAMES: dict[str, str] = {**ROUTE_NAMES, "tiem": "Tiêm", "xit": "X�
 _NEGATED = re.compile(r"(?:không|tránh|chớ|đừng)(?: thể| được| nên)*(?: dùng)?(?: đường)? $")
 
 
-_DISEASE_OF = re.compile(r"(?:viêm|nhiễm khuẩn|nhiễm trùng|nhiễm|tắc|huyết khối) $")
+_DISEASE_OF = re.compile(r"(?:viêm|nhiễm khuẩn|nhiễm trùng|nhiễm|tắc|huyết khối|ngứa|nứt|rò|loét) $")
 _OVER = re.compile(r" (?:quá|vượt)")
 _WHEN = re.compile(r"(?:sau|trước) khi $")
 _JOINED = re.compile(r"\s*(?:,\s*)?(?:hoặc|và|hay|/)\s*(?:đường\s+)?")
