@@ -32,3 +32,8 @@ def test_a_dose_label_naming_a_group_alone_on_its_line_heads_the_lines_below() -
     small = row(rows, "Bắt đầu 10")
     assert (small.population, small.age.max) == ("tre_em", 6)
     assert {r.indication for r in rows} == {"Điều trị động kinh"}
+
+
+def test_a_band_of_patients_over_sixty_is_the_elderly() -> None:
+    rows = read("Người cao tuổi: Bệnh nhân trên 65 tuổi có nguy cơ chảy máu cao, có thể cần liều thấp hơn.")
+    assert rows[0].population == "nguoi_cao_tuoi"

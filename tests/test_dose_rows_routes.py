@@ -45,3 +45,8 @@ def test_an_injection_into_a_vein_said_short_is_intravenous() -> None:
 def test_a_route_far_into_a_sentence_with_no_dose_after_it_is_not_its_own() -> None:
     rows = read("Uống:\nNgười lớn: 200 mg/ngày; theo dõi chức năng gan khi dùng lâu, nhất là sau tiêm bắp.")
     assert row(rows, "Người lớn").route == ["uong"]
+
+
+def test_a_clause_after_the_dose_that_names_the_way_of_giving_names_its_routes() -> None:
+    rows = read("Tiêm:\nSuy gan nặng: có thể dùng 20 mg một ngày, cả đường uống hoặc đường tĩnh mạch.")
+    assert set(row(rows, "Suy gan").route) == {"uong", "tiem_tinh_mach"}

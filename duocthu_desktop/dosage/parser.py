@@ -115,6 +115,8 @@ def read_fields(text: str, *, label: bool = False) -> Fields:
         if hi is not None and hi <= 18:
             f.population = "tre_em"
             f.age_only = True
+        elif lo is not None and lo >= 60:
+            f.population = "nguoi_cao_tuoi"  # "Bệnh nhân trên 60 tuổi": the book's elderly
         elif lo is not None and lo >= 18:
             f.population = "nguoi_lon"
     if f.renal is None and names_renal(text):
@@ -640,6 +642,10 @@ def _own_routes(body: str, doses: bool) -> list[str]:
             phrase = re.split(r"[,.;(]", body[m.end() :], maxsplit=1)[0]  # "1 mg/kg tiêm bắp hoặc tĩnh mạch"
             if routes_in(phrase, window=4):
                 found += [r for r in routes_in(phrase) if r not in found]
+            # "20 mg một ngày, cả đường uống hoặc đường tĩnh mạch": the clause after the dose names its routes
+            after = re.split(r"[,;(]", body[m.end() :], maxsplit=2)
+            if len(after) > 1 and _BY_ROUTE.match(re.split(r"[.;(]", after[1])[0]):
+                found += [r for r in routes_in(re.split(r"[.;(]", after[1])[0]) if r not in found]
             # "..., hoặc uống 30 - 160 mg/ngày", "..., sau đó truyền tĩnh mạch 18 đvqt/kg/giờ": a later step or an
             # alternative that names its route in the words leading straight to its own dose
             if m.start() > at:
@@ -650,6 +656,8 @@ def _own_routes(body: str, doses: bool) -> list[str]:
     return found
 
 
+# A clause that opens by naming the way of giving ("cả đường uống hoặc ...", "bằng đường tiêm bắp").
+_BY_ROUTE = re.compile(r"^\s*(?:(?:cả|bằng|theo|qua|dùng) )?(?:cả )?đường\s", re.I)
 # Where the words leading to a later dose of a statement begin: a clause, a bracket, a next step.
 _STEP_CUT = re.compile(r"[,;(]|\s(?:và|sau đó|rồi|tiếp theo|tiếp đó)\s", re.I)
 
