@@ -50,3 +50,16 @@ def test_a_route_far_into_a_sentence_with_no_dose_after_it_is_not_its_own() -> N
 def test_a_clause_after_the_dose_that_names_the_way_of_giving_names_its_routes() -> None:
     rows = read("Tiêm:\nSuy gan nặng: có thể dùng 20 mg một ngày, cả đường uống hoặc đường tĩnh mạch.")
     assert set(row(rows, "Suy gan").route) == {"uong", "tiem_tinh_mach"}
+
+
+def test_a_dose_said_only_as_how_high_it_may_go_is_a_maximum() -> None:
+    rows = read("Người lớn: 250 mg/lần, ngày 4 lần.\nLiều có thể lên tới 4 g/ngày đối với nhiễm khuẩn nặng.\n"
+                "Có thể dùng đường trực tràng với liều tối đa là 250 mg/lần, cách 6 giờ/lần.")
+    assert row(rows, "Liều có thể").kind == "max_dose"
+    assert row(rows, "Có thể dùng").kind == "max_dose"
+
+
+def test_a_dose_raised_to_an_amount_or_a_rate_not_exceeded_is_no_maximum() -> None:
+    rows = read("Người lớn: 40 mg, nếu không đỡ có thể tăng liều tới 80 mg.\nTốc độ tiêm không quá 4 mg/phút.")
+    assert row(rows, "Người lớn").kind == "dose"
+    assert row(rows, "Tốc độ").kind != "max_dose"

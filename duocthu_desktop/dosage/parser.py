@@ -749,6 +749,26 @@ def _overlay(base: Fields, top: Fields) -> Fields:
     return out
 
 
+# "Liều có thể lên tới 4 g/ngày", "Những liều tới 1 600 mg/ngày ...", "với liều tối đa là 250 mg/lần": how high
+# the dose may go, said just before the amount
+# ("tăng liều tới 80 mg" is a step of the regimen, not its ceiling)
+_LIFTED = re.compile(r"(?:(?<!tang )(?<!chinh )\blieu toi|\blen toi|toi da(?: la)?|khong (?:duoc )?(?:\w+ )?qua)\s*$")
+
+
+def _lifted_to(body: str) -> bool:
+    """Every dose amount the statement gives outside brackets is a ceiling it names just before it."""
+    plain = re.sub(r"\([^)]*\)", lambda m: " " * len(m.group(0)), body)
+    found = [m for m in reading.DOSE.finditer(plain) if not re.match(r"\s*/\s*(?:ml|lít|l|phút|giờ|h)\b", plain[m.end():])]
+    return bool(found) and all(_LIFTED.search(fold(_amount_lead(plain, m.start()))) for m in found)
+
+
+def _amount_lead(text: str, at: int) -> str:
+    """The words before an amount, with the number run it ends ("1 000 - 5 000") left out."""
+    head = text[:at]
+    head = re.sub(r"(?:\d+(?:[ ,.]\d+)*\s*(?:-|đến|tới|–)?\s*)+$", "", head)
+    return head[-30:]
+
+
 def _neonatal(age: AgeBound | None) -> bool:
     hi = age.years()[1] if age is not None else None
     return hi is not None and hi <= 1 / 12 + 1e-6
@@ -770,7 +790,7 @@ def _kind(body: str, kind_label: str | None, f: Fields) -> str:
     loading = _LOADING.search(fold(_head(body)))
     if _LOADING.search(label) or (loading and not _NOT_THIS.search(fold(_head(body))[: loading.start()])):
         return "loading_dose"
-    if _MAX_LABEL.search(label) or _MAX.match(folded) or reading.only_ceilings(body):
+    if _MAX_LABEL.search(label) or _MAX.match(folded) or reading.only_ceilings(body) or _lifted_to(body):
         return "max_dose"
     impaired = f.hepatic or (f.renal is not None and not _RENAL_DISEASE.search(fold(f.indication or "")))
     if impaired and (doses or _ADJUST.search(folded)):
