@@ -259,3 +259,15 @@ def test_a_missed_dose_is_answered_by_its_sentence_or_abstains(assistant):
     payload = assistant.ask("Quên uống một liều warfarin thì làm thế nào?")
     assert payload.decision == "answerable"
     assert any("quên" in c.text for b in payload.blocks for c in b.claims)
+
+
+def test_the_section_named_by_its_heading_answers_before_a_sentence_elsewhere():
+    """"Quá liều testamin hạ huyết áp, xử trí thế nào?": the overdose section's sentence on low blood pressure,
+    not a caution elsewhere that shares the words (tuning: an overdose answered from Thận trọng)."""
+    chunks = _chunks() + [Chunk(chunk_id=f"{DRUG}__than_trong__1", drug_id=DRUG, section_key="than_trong",
+                                part_index=1, text="Thận trọng khi dùng testamin cho người hạ huyết áp tư thế.",
+                                printed_pages=[503], physical_pages=[13])]
+    frame = _frame("Quá liều testamin hạ huyết áp, xử trí thế nào?", turn_type="drug_attribute",
+                   section_key="qua_lieu_xu_tri")
+    answer = sentence_answer.answer(SentenceAsk("focused", "qua_lieu_xu_tri"), frame, chunks, MONOGRAPH)
+    assert {c.section_key for c in answer.citations} == {"qua_lieu_xu_tri"}

@@ -31,7 +31,7 @@ from duocthu_desktop.qa.answers.cited_answer import CitedAnswer, abstain, join_m
 from duocthu_desktop.qa.answers.engine_types import EngineAnswer
 from duocthu_desktop.qa.answers.sentences import split_sentences
 from duocthu_desktop.qa.understanding.lexicon import ROUTE_PHRASES, ROUTE_PHRASES_TYPED_ONLY
-from duocthu_desktop.qa.understanding.section_asked import ASKING_WORDS, SentenceAsk
+from duocthu_desktop.qa.understanding.section_asked import ASKING_WORDS, WEIGHED_SECTIONS, SentenceAsk
 from duocthu_desktop.qa.understanding.textmatch import Text, find
 from duocthu_desktop.text import fold
 
@@ -312,6 +312,13 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
     boost = [ask.section] if ask.section else []
     if ask.kind == "how_to":
         boost = [DOSAGE_KEY]
+    if ask.section in WEIGHED_SECTIONS:
+        # the section the question names by its heading ("quá liều", "bảo quản") answers first when one of its
+        # sentences holds enough of the question: "suy hô hấp" in an overdose question is the overdose's
+        own = rank(frame.question, [s for s in sentences if s.section_key == ask.section], names, boost, embedder)
+        if own and own[0].lexical >= MIN_COVERAGE_WITH_MEANING:  # the heading named stands for the meaning
+            top = own[0].score
+            return _cited([s.sentence for s in own[:MAX_SENTENCES] if s.score >= KEEP_WITHIN * top], drug)
     scored = rank(frame.question, sentences, names, boost, embedder)
     if not scored and ask.kind == "how_to":
         return _instructions(chunks, drug_id, drug)
