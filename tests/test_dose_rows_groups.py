@@ -37,3 +37,15 @@ def test_a_dose_label_naming_a_group_alone_on_its_line_heads_the_lines_below() -
 def test_a_band_of_patients_over_sixty_is_the_elderly() -> None:
     rows = read("Người cao tuổi: Bệnh nhân trên 65 tuổi có nguy cơ chảy máu cao, có thể cần liều thấp hơn.")
     assert rows[0].population == "nguoi_cao_tuoi"
+
+
+def test_a_group_sent_to_another_section_heads_no_rows_and_the_heading_after_it_does() -> None:
+    rows = read("Tiêm bắp:\nNgười lớn: 30 mg.\nLiều cho trẻ em: Xem mục chống chỉ định. Uống:\n"
+                "Người bệnh < 50 kg: 10 mg/ngày.\nNhỏ mắt: 1 giọt/lần, ngày 4 lần.")
+    assert row(rows, "Người bệnh").population != "tre_em" and row(rows, "Người bệnh").route == ["uong"]
+    assert row(rows, "Nhỏ mắt").population != "tre_em"
+
+
+def test_a_group_word_glued_to_its_age_band_is_read() -> None:
+    rows = read("Liều thông thường người lớn16 - 64 tuổi: uống 20 mg, sau đó 10 mg cách 6 giờ/lần.")
+    assert rows[0].population == "nguoi_lon"

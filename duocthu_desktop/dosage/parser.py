@@ -187,7 +187,8 @@ def _standalone_heading(text: str, start: int, end: int) -> bool:
         return False
     if line.endswith(":") and not re.search(r"[.!?;]\s", line):
         return True  # a list of indications or an intro that runs over lines, ending in ":"
-    return len(line) <= 90 and not re.search(r"\d|[.;!?]$", line)
+    # ("... Xem mục chống chỉ định. Uống:" is a sentence, then a heading: not one heading)
+    return len(line) <= 90 and not re.search(r"\d|[.;!?]$|[.!?;]\s", line)
 
 
 class SectionReader:
@@ -448,11 +449,14 @@ class SectionReader:
         if at_end and not doses and body.rstrip().endswith(":"):
             # "Đối với người suy thận, phải giảm liều theo ...:" introduces the lines below: a statement, and
             # a heading of the group or band it names
-            words = _head(body).rstrip().rstrip(":")
+            # only its last sentence introduces them ("Xem mục chống chỉ định. Uống:" refers elsewhere, then
+            # heads the oral doses)
+            intro = _LAST_SENTENCE.split(body.strip())[-1]
+            words = _head(intro).rstrip().rstrip(":")
             kind, f = classify(words)
             kind = _heading_kind(kind, words, f)
             if kind in ("group", "route"):
-                self._heading(kind, body.strip().rstrip(":"), f, inline=False)
+                self._heading(kind, intro.strip().rstrip(":"), f, inline=False)
         if not doses and generic_label and routes_in(body, window=2):
             # "Cách dùng: Uống thuốc trước ăn 1 giờ.": the route the whole section is given by
             self._heading("route", body.strip(), Fields(routes=routes_in(body, window=2)), inline=False, soft=True)
@@ -656,6 +660,7 @@ def _own_routes(body: str, doses: bool) -> list[str]:
     return found
 
 
+_LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-ZĐÀ-Ỹ])")
 # A clause that opens by naming the way of giving ("cả đường uống hoặc ...", "bằng đường tiêm bắp").
 _BY_ROUTE = re.compile(r"^\s*(?:(?:cả|bằng|theo|qua|dùng) )?(?:cả )?đường\s", re.I)
 # Where the words leading to a later dose of a statement begin: a clause, a bracket, a next step.

@@ -38,7 +38,8 @@ _EXCEPT_GROUP = re.compile(
 def populations_in(text: str) -> set[str]:
     """The groups `text` names ("người lớn", "trẻ em", "sơ sinh", "người cao tuổi"); a comparison with a group
     ("liều như người lớn") names none."""
-    folded = _EXCEPT_GROUP.sub(" ", _LIKE_GROUP.sub(" ", fold(text)))
+    # "người lớn16 - 64 tuổi": a word the extractor glued to the number after it
+    folded = _EXCEPT_GROUP.sub(" ", _LIKE_GROUP.sub(" ", re.sub(r"(?<=[a-z])(?=\d)", " ", fold(text))))
     found = {pop for pattern, pop in POPULATION_PATTERNS if pattern.search(folded)}
     if re.search(r"\b(?:phu nu )?(?:mang thai|co thai)\b", folded):
         found.add("mang_thai")
