@@ -40,3 +40,10 @@ def test_an_impaired_organs_heading_is_under_no_indication() -> None:
 def test_a_share_of_the_usual_dose_is_an_adjustment_for_a_renal_band() -> None:
     rows = read("Suy thận:\nClcr 10 - 50 ml/phút: 30 - 70% liều thông thường.")
     assert row(rows, "Clcr").kind == "adjustment"
+
+
+def test_a_dose_given_by_comparison_with_the_renal_group_is_not_for_it() -> None:
+    rows = read("Thẩm phân màng bụng: Liều như người suy thận.\n"
+                "Người cao tuổi: Giảm liều và thận trọng như với người bệnh suy thận.")
+    assert row(rows, "Thẩm phân").renal is not None and row(rows, "Thẩm phân").renal.dialysis
+    assert row(rows, "Người cao tuổi").renal is None

@@ -119,12 +119,17 @@ def read_fields(text: str, *, label: bool = False) -> Fields:
             f.population = "nguoi_cao_tuoi"  # "Bệnh nhân trên 60 tuổi": the book's elderly
         elif lo is not None and lo >= 18:
             f.population = "nguoi_lon"
-    if f.renal is None and names_renal(text):
+    if f.renal is None and names_renal(_LIKE_RENAL.sub(" ", fold(text))):
         f.renal = RenalBand()
     f.hepatic = names_hepatic(text)
     if label and (f.renal is not None or f.hepatic) and re.search(r"\b(?:va|hoac)\b|,", fold(text)):
         f.population = None  # "Người suy thận và người cao tuổi", "Trên bệnh nhân cao tuổi, bệnh nhân suy gan": either
     return f
+
+
+# "Liều như người suy thận", "Giống như đối với người < 50 kg hoặc có chức năng thận suy giảm": a dose given by
+# comparison with the renal group, not a statement for it
+_LIKE_RENAL = re.compile(r"\b(?:nhu|tuong tu|giong)\b(?:[^.;:]{0,50}?)\b(?:suy than|than (?:bi )?suy giam)\b")
 
 
 # adults named with older children as one group: the children's bound, if any, is a lower one
