@@ -63,3 +63,9 @@ def test_a_dose_raised_to_an_amount_or_a_rate_not_exceeded_is_no_maximum() -> No
     rows = read("Người lớn: 40 mg, nếu không đỡ có thể tăng liều tới 80 mg.\nTốc độ tiêm không quá 4 mg/phút.")
     assert row(rows, "Người lớn").kind == "dose"
     assert row(rows, "Tốc độ").kind != "max_dose"
+
+
+def test_a_sentence_opening_on_a_route_is_not_a_route_heading_joined_to_it() -> None:
+    rows = read("Tiêm tĩnh mạch đầu tiên 1 liều 5 000 đvqt, sau đó truyền tĩnh mạch liên tục 18 đvqt/kg/giờ.")
+    assert rows[0].text.startswith("Tiêm tĩnh mạch đầu tiên")
+    assert set(rows[0].route) == {"tiem_tinh_mach", "truyen_tinh_mach"}

@@ -177,8 +177,8 @@ def _merged_heading(text: str, start: int, end: int) -> int | None:
     m = re.match(r"([^\W\d][\w ]{2,40}?) (?=[A-ZĐÀ-Ỹ][a-zà-ỹ])", text[start:end])
     if m is not None and _GENERIC.match(fold(m.group(1))):
         return start + m.end()
-    if m is None or not routes_in(m.group(1)):
-        return None
+    if m is None or not routes_in(m.group(1)) or not text[start + m.end()].isupper():
+        return None  # "À-Ỹ" spans lower-case letters too: "Tiêm tĩnh mạch đầu tiên 1 liều ..." is one sentence
     if not set(fold(m.group(1)).split()) <= _ROUTE_WORDS:
         return None
     return start + m.end()
