@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from duocthu_desktop.dosage.fit import Patient, alternative_bands, choose
 from duocthu_desktop.dosage.parser import read_fields, read_section
+from duocthu_desktop.dosage.rows import AgeBound, DoseRow, RenalBand, WeightBound
+from duocthu_desktop.dosage.titles import title
 from duocthu_desktop.dosage.words import populations_in, renal_in
 from tests.test_dosing_parser import chunk, read, row
 
@@ -107,3 +109,111 @@ def test_a_group_the_label_leaves_out_is_not_the_group_it_names() -> None:
 def test_older_children_named_before_adults_are_the_adults_group() -> None:
     f = read_fields("Trẻ em trên 15 tuổi và người lớn", label=True)
     assert f.population == "nguoi_lon" and f.age is not None and f.age.min == 15
+
+
+def _row(text: str, **fields) -> DoseRow:
+    return DoseRow(drug_id="thuoc_a", chunk_id="thuoc_a__lieu_luong_cach_dung__0", printed_page=100, text=text,
+                   start=0, end=len(text), **fields)
+
+
+def test_an_asked_indication_keeps_its_own_rows_not_a_later_heading_printed_below_it() -> None:
+    # the later heading's rows carry the earlier heading among theirs: they are not under it
+    rows = [_row("Đau vừa: Người lớn: Uống 30 mg cách 4 giờ.", indication="Đau vừa", population="nguoi_lon",
+                 route=["uong"], headings=["Đau vừa", "Người lớn"]),
+            _row("Ho khan: Người lớn: 10 - 20 mg/lần.", indication="Ho khan", population="nguoi_lon",
+                 headings=["Ho khan"]),
+            _row("Tiêu chảy cấp: người lớn, 30 mg uống 3 lần mỗi ngày.", indication="Tiêu chảy cấp",
+                 population="nguoi_lon", route=["uong"], headings=["Ho khan", "Tiêu chảy cấp"])]
+    for condition in ("ho khan", None):
+        fit = choose(rows, Patient(population="nguoi_lon", route="uong", condition=condition,
+                                   question="Người lớn ho khan, dùng sirô liều bao nhiêu?"))
+        assert _texts(fit.rows) == ["Ho khan: Người lớn: 10 - 20 mg/lần."]
+
+
+def test_a_qualifier_under_the_asked_indication_stays_with_it() -> None:
+    rows = [_row("Viêm phổi: 1 g mỗi 8 giờ.", indication="Viêm phổi", headings=["Viêm phổi"], route=["uong"]),
+            _row("Cách khác: 2 g mỗi 12 giờ.", indication="Cách khác", headings=["Viêm phổi", "Cách khác"],
+                 route=["uong"]),
+            _row("Viêm da: 500 mg mỗi 12 giờ.", indication="Viêm da", headings=["Viêm da"], route=["uong"])]
+    fit = choose(rows, Patient(population="nguoi_lon", condition="viêm phổi", question="viêm phổi liều?"))
+    assert "Viêm da: 500 mg mỗi 12 giờ." not in _texts(fit.rows)
+    assert "Viêm phổi: 1 g mỗi 8 giờ." in _texts(fit.rows)
+
+
+def test_an_elderly_patient_gets_the_band_that_starts_at_the_elderly_age() -> None:
+    rows = [_row("Liều thông thường 10 mg, có thể tăng lên 20 mg.", population="nguoi_lon", route=["uong"]),
+            _row("Liều dùng ở người trên 65 tuổi: Liều ban đầu bằng 1/2 liều thông thường.", population="nguoi_lon",
+                 age=AgeBound(min=65, unit="nam"))]
+    fit = choose(rows, Patient(population="nguoi_cao_tuoi", age_years=72, question="72 tuổi liều dùng?"))
+    assert _texts(fit.rows) == ["Liều dùng ở người trên 65 tuổi: Liều ban đầu bằng 1/2 liều thông thường."]
+    # a band starting later than the patient's age is not his
+    later = [rows[0], rows[1].model_copy(update={"age": AgeBound(min=75, unit="nam")})]
+    fit = choose(later, Patient(population="nguoi_cao_tuoi", age_years=68, question="68 tuổi?"))
+    assert _texts(fit.rows) == ["Liều thông thường 10 mg, có thể tăng lên 20 mg."]
+
+
+def test_a_childs_maintenance_row_with_no_route_stays_with_its_bands_routed_start() -> None:
+    band = ["Động kinh", "Trẻ em từ 6 đến 12 tuổi"]
+    rows = [_row("Bắt đầu uống 100 mg, 2 lần/ngày.", population="tre_em", route=["uong"],
+                 age=AgeBound(min=6, max=12, unit="nam"), headings=band),
+            _row("Liều duy trì thường là 400 - 800 mg/ngày.", population="tre_em",
+                 age=AgeBound(min=6, max=12, unit="nam"), headings=band),
+            _row("Bắt đầu 10 mg/kg/ngày.", population="tre_em", route=["uong"], age=AgeBound(max=6, unit="nam"),
+                 headings=["Động kinh", "Trẻ em dưới 6 tuổi"]),
+            _row("Liều duy trì 15 - 35 mg/kg/ngày.", population="tre_em", age=AgeBound(max=6, unit="nam"),
+                 headings=["Động kinh", "Trẻ em dưới 6 tuổi"]),
+            _row("Đặt trực tràng 250 mg/lần.", population="tre_em", route=["truc_trang"],
+                 age=AgeBound(max=6, unit="nam"), headings=["Động kinh", "Trẻ em dưới 6 tuổi"])]
+    fit = choose(rows, Patient(age_years=8, route="uong", question="bé 8 tuổi"))
+    assert _texts(fit.rows) == ["Bắt đầu uống 100 mg, 2 lần/ngày.", "Liều duy trì thường là 400 - 800 mg/ngày."]
+    # under headings that also dose by another route, a row with no route is not told to be oral
+    fit = choose(rows, Patient(age_years=4, route="uong", question="bé 4 tuổi"))
+    assert "Liều duy trì 15 - 35 mg/kg/ngày." not in _texts(fit.rows)
+
+
+def test_a_weight_printed_in_a_heading_bounds_its_rows_and_a_weight_or_kidney_band_takes_the_light_patient() -> None:
+    heavy = ["Người bệnh từ 16 - 64 tuổi, cân nặng ít nhất 50 kg và có chức năng thận bình thường", "Tiêm bắp"]
+    light = ["Người bệnh < 50 kg và/hoặc có chức năng thận bị suy giảm", "Tiêm bắp"]
+    rows = [_row("Tiêm bắp: 1 liều duy nhất 60 mg.", route=["tiem_bap"], age=AgeBound(min=16, max=64, unit="nam"),
+                 headings=heavy),
+            _row("Tiêm bắp: 1 liều duy nhất 30 mg.", route=["tiem_bap"], kind="adjustment",
+                 weight_kg=WeightBound(max=50), renal=RenalBand(), headings=light)]
+    fit = choose(rows, Patient(population="nguoi_lon", age_years=30, weight_kg=45, route="tiem_bap", question="45 kg"))
+    assert _texts(fit.rows) == ["Tiêm bắp: 1 liều duy nhất 30 mg."]
+    fit = choose(rows, Patient(population="nguoi_lon", age_years=30, weight_kg=60, route="tiem_bap", question="60 kg"))
+    assert _texts(fit.rows) == ["Tiêm bắp: 1 liều duy nhất 60 mg."]
+
+
+def test_a_heading_named_with_an_abbreviated_first_word_is_the_asked_indication() -> None:
+    first = "Điều trị loét dạ dày - tá tràng do nhiễm Helicobacter pylori"
+    second = "Điều trị loét dạ dày do dùng thuốc chống viêm không steroid"
+    rows = [_row("Uống 20 mg, ngày 2 lần trong 7 ngày.", indication=first, route=["uong"], headings=[first]),
+            _row(f"{second}: Uống mỗi ngày 20 mg trong 4 tuần.", indication=second, route=["uong"],
+                 headings=[first, second]),
+            _row("Sau đó uống 40 mg trong 4 tuần.", route=["uong"])]
+    fit = choose(rows, Patient(population="nguoi_lon", route="uong",
+                               question="Người lớn loét dạ dày do H. pylori, phác đồ uống liều bao nhiêu?"))
+    assert _texts(fit.rows) == ["Uống 20 mg, ngày 2 lần trong 7 ngày."]
+
+
+def test_the_title_of_an_adults_row_for_the_elderly_age_names_the_elderly() -> None:
+    row = _row("Liều dùng ở người trên 65 tuổi: 5 mg.", population="nguoi_lon", age=AgeBound(min=65, unit="nam"))
+    assert title("Thuốc A", row).startswith("Thuốc A — Người cao tuổi")
+    assert title("Thuốc A", row.model_copy(update={"age": None})).startswith("Thuốc A — Người lớn")
+
+
+def test_a_row_opening_with_another_case_is_not_the_asked_indications() -> None:
+    uti = "Nhiễm khuẩn đường tiết niệu"
+    rows = [_row(f"{uti}: 30 mg/kg/ngày chia làm 2 lần.", indication=uti, population="tre_em", route=["uong"],
+                 headings=["Trẻ em", uti]),
+            _row("Dự phòng viêm nội tâm mạc cho người dị ứng với penicilin: 50 mg/kg/liều, 1 liều duy nhất.",
+                 indication=uti, population="tre_em", route=["uong"], headings=["Trẻ em", uti]),
+            _row("Viêm da: 30 mg/kg/ngày uống 1 lần.", indication="Viêm da", population="tre_em", route=["uong"],
+                 headings=["Trẻ em", "Viêm da"])]
+    fit = choose(rows, Patient(population="tre_em", age_years=10, weight_kg=30, route="uong",
+                               condition="nhiễm khuẩn đường tiết niệu", question="trẻ 10 tuổi nhiễm khuẩn tiết niệu"))
+    assert _texts(fit.rows) == [f"{uti}: 30 mg/kg/ngày chia làm 2 lần."]
+    # asked for by its own words, it is found
+    fit = choose(rows, Patient(population="tre_em", age_years=10, weight_kg=30, route="uong",
+                               condition="dự phòng viêm nội tâm mạc", question="dự phòng viêm nội tâm mạc"))
+    assert any(t.startswith("Dự phòng") for t in _texts(fit.rows))

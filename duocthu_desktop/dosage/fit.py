@@ -137,8 +137,25 @@ def fits_group(row: DoseRow, p: Patient) -> bool:
         return False
     if row.population == "so_sinh" and age is None and p.weight_kg is not None and p.weight_kg > NEONATE_MAX_KG:
         return False  # "nặng 45 kg" is no neonate, whatever else the question leaves out
-    bands = alternative_bands(row) or [(row.age, row.weight_kg)]
+    bands = alternative_bands(row) or [(row.age, row.weight_kg or heading_weight(row))]
     return any(_fits_band(age_bound, weight, p) for age_bound, weight in bands)
+
+
+# "cân nặng ít nhất 50 kg": a lower bound in words
+_AT_LEAST_KG = re.compile(r"(?<!\w)(?:ít nhất|tối thiểu|không dưới|từ)\s*(\d+(?:,\d+)?)\s*kg(?!\w)", re.I)
+
+
+def heading_weight(row: DoseRow) -> WeightBound | None:
+    """The weight bound of the nearest heading above the row that prints one ("Người bệnh từ 16 - 64 tuổi, cân
+    nặng ít nhất 50 kg ..."), when the row bounds none itself."""
+    for heading in reversed(row.headings):
+        bound = weight_in(heading)
+        if bound is None:
+            m = _AT_LEAST_KG.search(heading)
+            bound = WeightBound(min=float(m.group(1).replace(",", "."))) if m else None
+        if bound is not None:
+            return bound
+    return None
 
 
 def _fits_band(age_bound: AgeBound | None, weight: WeightBound | None, p: Patient) -> bool:
@@ -204,6 +221,22 @@ def fits_renal(row: DoseRow, p: Patient) -> bool | None:
     return _within(p.clcr, row.renal.clcr_min, row.renal.clcr_max)
 
 
+# a label that joins a weight bound and the kidneys as either: "< 50 kg và/hoặc có chức năng thận suy giảm"
+_WEIGHT_OR_KIDNEY = re.compile(r"kg,?\s+(?:và\s*/\s*)?hoặc\s.*thận", re.I)
+
+
+def _renal_or_weight(row: DoseRow, p: Patient) -> bool:
+    """A band the book draws by a weight and/or a kidney ("Người bệnh < 50 kg và/hoặc có chức năng thận suy
+    giảm"): a patient whose given weight is in it is in the band, whatever his kidneys."""
+    if row.renal is None or row.weight_kg is None or p.weight_kg is None:
+        return False
+    head, colon, _ = row.text.partition(":")
+    labels = [*row.headings, head if colon and len(head) <= 120 else ""]
+    if not any(_WEIGHT_OR_KIDNEY.search(label) for label in labels):
+        return False
+    return _within(p.weight_kg, row.weight_kg.min, row.weight_kg.max)
+
+
 def _within(value: float, lo: float | None, hi: float | None) -> bool:
     return (lo is None or value >= lo - 1e-9) and (hi is None or value <= hi + 1e-9)
 
@@ -256,6 +289,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     # ml/phút không được dùng viên 875 mg"): guidance for this very patient
     candidates = [r for r in rows if r.kind in DOSE_KINDS or _specific(r)
                   or (r.hepatic and p.hepatic_impairment) or (r.renal is not None and fits_renal(r, p) is True)]
+    by_weight = [r for r in candidates if _renal_or_weight(r, p)]
     if p.renal_impairment and p.clcr is None and not p.dialysis:
         named = _asked_indication([r for r in candidates if r.renal is None], p)
         if named and all(r.indication and "thận" in r.indication.lower() for r in named):
@@ -268,7 +302,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         # the renal bands only: a normal-function ceiling beside them would read as this patient's limit
         candidates = _by_clearance(renal, p)
     else:
-        candidates = [r for r in candidates if r.renal is None or fits_renal(r, p)]
+        candidates = [r for r in candidates if r.renal is None or fits_renal(r, p) or r in by_weight]
         if p.clcr is not None:
             fit.notes.append("Dược thư không ghi mức điều chỉnh liều theo Clcr ở phần liều lượng; "
                              "dưới đây là liều sách ghi, cần đối chiếu phần Thận trọng.")
@@ -364,6 +398,7 @@ def _head_label(row: DoseRow) -> str:
 
 
 def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:
+    before = candidates
     routes_here = _routes(candidates)
     if p.route:
         # a renal band that prints no route adjusts the drug by every route it is given by
@@ -373,7 +408,8 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
             fit.ask_route = _routes([r for r in candidates if r.kind in DOSE_KINDS]) or _routes(
                 [r for r in rows if r.kind in DOSE_KINDS])
             return []
-        candidates = routed or candidates
+        candidates = [r for r in candidates if r in routed or r in _continuations(routed, candidates)] if routed \
+            else candidates
     elif len(routes_here) > 1:
         doses = [r for r in candidates if r.kind in ("dose", "loading_dose")]
         dose_routes = _routes(doses)
@@ -384,9 +420,23 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
     dosed_routes = _routes([r for r in rows if r.kind in DOSE_KINDS])
     one_route = len(dosed_routes) <= 1 and (not p.route or not dosed_routes or route_matches(p.route, dosed_routes))
     if (len(_routes(candidates)) > 1 or p.route) and not one_route:
-        # a statement with no route is shown only when the section doses by one route (the one asked for)
-        candidates = [r for r in candidates if r.route or _organ(r)]
+        # a statement with no route is shown only when the section doses by one route (the one asked for), or
+        # when it goes on a group's regimen whose every routed statement is kept (the same headings above it)
+        kept = [r for r in candidates if r.route or _organ(r)]
+        candidates = [r for r in candidates if r in kept or r in _continuations(kept, before)]
     return candidates
+
+
+def _continuations(kept: list[DoseRow], pool: list[DoseRow]) -> list[DoseRow]:
+    """The statements of `pool` with no route that go on a regimen kept for its route: under the very headings of
+    a kept routed statement and for its very band ("Liều cho trẻ em từ 6 đến 12 tuổi" > "Bắt đầu uống ..." then
+    "Liều duy trì ..."), where no statement under those headings names a route that was not kept."""
+    def path(r: DoseRow) -> tuple:
+        return tuple(r.headings), r.population, repr(r.age), repr(r.weight_kg)  # the same headings, the same band
+
+    paths = {path(r) for r in kept if r.route and r.headings}
+    dropped = {tuple(r.headings) for r in pool if r.route and r not in kept}
+    return [r for r in pool if not r.route and path(r) in paths and tuple(r.headings) not in dropped]
 
 
 # A dose injected into a vein and one infused into it are one regimen (a bolus, then the infusion), not a choice
@@ -429,6 +479,11 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
         best = max(scores.values(), default=0.0)
         if best >= 0.5:
             chosen = [r for r in candidates if scores[id(r)] == best]
+            own = {id(r): max(_own_score(c, r) for c in condition_variants(p.condition)) for r in chosen}
+            if any(score >= best for score in own.values()):
+                # the rows under the indication heading that matches, not those of a later heading of its own
+                # that the earlier one is only printed above ("Ho khan: ..." then "Ỉa chảy cấp: ...")
+                chosen = [r for r in chosen if own[id(r)] >= best or not _own_disease(r)]
     if p.question:
         said = _said_words(p.question)
         labels = {id(r): [t for t in (r.indication, *r.headings) if t and _names_a_case(t)] for r in chosen}
@@ -438,9 +493,45 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
         partial = [t for t, score in scores.items() if 0 < score == best]
         for label in full + (partial if len(partial) == 1 else []):
             narrowed = [r for r in chosen if label in labels[id(r)]]
+            if any(r.indication == label for r in narrowed):
+                narrowed = [r for r in narrowed if r.indication == label or not _own_disease(r)]
             if narrowed and len(narrowed) < len(chosen):
                 chosen = narrowed  # each label the question names in full narrows what the others left
+    if len(chosen) < len(candidates):
+        # a statement that opens with a case of its own the question does not name is that case's, not this one's
+        chosen = [r for r in chosen if not _opens_another_case(r, p)] or chosen
     return chosen if len(chosen) < len(candidates) else []
+
+
+def _opens_another_case(row: DoseRow, p: Patient) -> bool:
+    """'Dự phòng viêm nội tâm mạc ...: 50 mg/kg/liều' printed under 'Nhiễm khuẩn đường tiết niệu': the row's own
+    opening label is an indication heading other than the one it was filed under, and the question names it not."""
+    head, colon, _ = row.text.partition(":")
+    head = head.strip()
+    if not colon or not head or len(head) > 250 or head == (row.indication or "").strip(": ") or head in row.headings:
+        return False
+    if not _is_indication_heading(head):
+        return False
+    if p.condition and max(indication_score(c, _label_row(row, head)) for c in condition_variants(p.condition)) >= 0.5:
+        return False
+    return _naming_score(head, _said_words(p.question)) == 0.0
+
+
+def _label_row(row: DoseRow, label: str) -> DoseRow:
+    return row.model_copy(update={"indication": label, "headings": [], "text": ""})
+
+
+def _own_score(condition: str, row: DoseRow) -> float:
+    """indication_score against the row's own indication alone, not the headings printed above it."""
+    if not row.indication:
+        return 0.0
+    return indication_score(condition, row.model_copy(update={"headings": [], "text": ""}))
+
+
+def _own_disease(row: DoseRow) -> bool:
+    """The row's own indication is a heading naming a case of its own, not a qualifier (a phase, a severity, a
+    regimen) of the heading above it."""
+    return bool(row.indication) and _is_indication_heading(row.indication)
 
 
 def _organ(row: DoseRow) -> bool:
@@ -485,6 +576,8 @@ def _naming_score(indication: str, said: list[str]) -> float:
     when that is three in five or more (two words at least); else 0. Words match as written, or folded where the
     person typed none."""
 
+    said = said + _initials_spelled(indication, said)
+
     def present(word: str) -> bool:
         return any(words_agree(q, word) for q in said)
 
@@ -506,6 +599,18 @@ def _naming_score(indication: str, said: list[str]) -> float:
     return found / len(words) if found >= 2 and found * 5 >= len(words) * 3 else 0.0
 
 
+def _initials_spelled(heading: str, said: list[str]) -> list[str]:
+    """The heading's words the question abbreviates to their initial before the next word ("H. pylori" for
+    "Helicobacter pylori")."""
+    words = [w.lower() for w in re.findall(r"\w+", heading)]
+    out = []
+    for i, q in enumerate(said[:-1]):
+        if len(q) == 1 and q.isalpha():
+            out += [w for w, nxt in zip(words, words[1:], strict=False)
+                    if len(w) > 1 and fold(w[0]) == fold(q) and words_agree(said[i + 1], nxt)]
+    return out
+
+
 def _phrase_said(phrase: list[str], said: list[str]) -> bool:
     """The words stand together in the question, as written or folded where the person typed none."""
     n = len(phrase)
@@ -525,10 +630,19 @@ def _without(text: str, names: list[str]) -> str:
 def _said_of_the_elderly(rows: list[DoseRow], p: Patient) -> list[DoseRow]:
     if p.population != "nguoi_cao_tuoi" and not (p.age_years is not None and p.age_years >= ELDERLY_YEARS):
         return []
-    own = [r for r in rows if r.population == "nguoi_cao_tuoi" or (r.population is None and _label_names(r, "nguoi_cao_tuoi"))]
+    own = [r for r in rows if r.population == "nguoi_cao_tuoi" or (r.population is None and _label_names(r, "nguoi_cao_tuoi"))
+           or (_elderly_band(r) and _fits_band(r.age, r.weight_kg, p))]
     if p.route:
         own = [r for r in own if not r.route or route_matches(p.route, r.route)]
     return own
+
+
+def _elderly_band(row: DoseRow) -> bool:
+    """'Liều dùng ở người trên 65 tuổi: ...': an age band that starts at the elderly's age is their own dose."""
+    if row.age is None or row.age.gestational:
+        return False
+    lo, _ = row.age.years()
+    return lo is not None and lo >= ELDERLY_YEARS
 
 
 def _label_names(row: DoseRow, population: str) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from duocthu_desktop.dosage.rows import DoseRow
-from duocthu_desktop.dosage.words import ROUTE_NAMES
+from duocthu_desktop.dosage.words import ELDERLY_YEARS, ROUTE_NAMES
 
 POPULATION_NAMES = {
     "nguoi_lon": "Người lớn",
@@ -26,7 +26,7 @@ NO_ROUTE = "đường dùng không ghi rõ"
 
 
 def title(drug: str, row: DoseRow) -> str:
-    parts = [POPULATION_NAMES.get(row.population or "", "Đối tượng không ghi rõ")]
+    parts = [POPULATION_NAMES.get(_population(row) or "", "Đối tượng không ghi rõ")]
     if row.weight_kg is not None:
         parts[0] += " (theo cân nặng)"
     if row.renal is not None:
@@ -45,3 +45,12 @@ def title(drug: str, row: DoseRow) -> str:
 def _numbers_printed(words: str, text: str) -> bool:
     """A heading with numbers goes into a title only when the quoted statement prints that heading itself."""
     return not re.search(r"\d", words) or words.rstrip(": ") in text
+
+
+def _population(row: DoseRow) -> str | None:
+    """An adults' row whose age band starts at the elderly's age ("người trên 65 tuổi") is the elderly's."""
+    if row.population == "nguoi_lon" and row.age is not None and not row.age.gestational:
+        lo, _ = row.age.years()
+        if lo is not None and lo >= ELDERLY_YEARS:
+            return "nguoi_cao_tuoi"
+    return row.population
