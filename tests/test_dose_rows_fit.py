@@ -217,3 +217,16 @@ def test_a_row_opening_with_another_case_is_not_the_asked_indications() -> None:
     fit = choose(rows, Patient(population="tre_em", age_years=10, weight_kg=30, route="uong",
                                condition="dự phòng viêm nội tâm mạc", question="dự phòng viêm nội tâm mạc"))
     assert any(t.startswith("Dự phòng") for t in _texts(fit.rows))
+
+
+def test_a_patient_on_one_kind_of_dialysis_gets_its_row_not_the_other_kinds() -> None:
+    rows = [_row("Thẩm phân máu: 1 liều thường dùng cho sau thẩm phân.", kind="instruction",
+                 renal=RenalBand(dialysis=True), headings=["Thẩm phân máu"]),
+            _row("Thẩm phân màng bụng liên tục tại nhà: Liều như người suy thận.", kind="adjustment",
+                 renal=RenalBand(dialysis=True), headings=["Thẩm phân máu", "Thẩm phân màng bụng liên tục tại nhà"])]
+    blood = choose(rows, Patient(dialysis=True, renal_impairment=True, question="chạy thận nhân tạo liều thế nào?"))
+    assert _texts(blood.rows) == [rows[0].text]
+    belly = choose(rows, Patient(dialysis=True, renal_impairment=True, question="thẩm phân màng bụng liều?"))
+    assert _texts(belly.rows) == [rows[1].text]
+    either = choose(rows, Patient(dialysis=True, renal_impairment=True, question="đang thẩm phân, liều?"))
+    assert _texts(either.rows) == _texts(rows)

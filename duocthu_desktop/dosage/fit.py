@@ -300,7 +300,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     if (p.clcr is not None or p.dialysis or p.renal_impairment) and renal:
         fit.specific = True
         # the renal bands only: a normal-function ceiling beside them would read as this patient's limit
-        candidates = _by_clearance(renal, p)
+        candidates = _by_dialysis_kind(_by_clearance(renal, p), p)
     else:
         candidates = [r for r in candidates if r.renal is None or fits_renal(r, p) or r in by_weight]
         if p.clcr is not None:
@@ -390,6 +390,24 @@ def _by_clearance(renal: list[DoseRow], p: Patient) -> list[DoseRow]:
     if not bounded:
         return renal
     return [r for r in renal if r in bounded or not _SEVERITY_WORDS.search(_head_label(r))]
+
+
+# the two kinds of dialysis the book doses apart: through the blood and through the peritoneum
+_DIALYSIS_KINDS = (re.compile(r"\b(?:tham phan|tham tach|loc) mau\b|\bthan nhan tao\b"),
+                   re.compile(r"\bmang bung\b"))
+
+
+def _by_dialysis_kind(renal: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """A patient on one kind of dialysis ("chạy thận nhân tạo"): not the rows whose own label names the other
+    kind ("Thẩm phân màng bụng: ...")."""
+    if not p.dialysis:
+        return renal
+    asked = [i for i, kind in enumerate(_DIALYSIS_KINDS) if kind.search(fold(p.question))]
+    if len(asked) != 1:
+        return renal
+    other = _DIALYSIS_KINDS[1 - asked[0]]
+    return [r for r in renal if not (other.search(fold(_head_label(r))) and not _DIALYSIS_KINDS[asked[0]].search(
+        fold(_head_label(r))))] or renal
 
 
 def _head_label(row: DoseRow) -> str:
