@@ -120,14 +120,20 @@ class Term:
     accented: bool  # typed with diacritics: must be met as written
 
 
+_COUNTED = frozenset({"lieu", "lan", "vien", "ong", "goi", "giot", "nhat", "mieng"})
+
+
 def question_terms(question: str, drop_names: Iterable[str] = ()) -> list[Term]:
     """The question's content words in order: no asking words, section words or the drug's own names."""
     dropped = {fold(w) for name in drop_names for w in _WORD.findall(name)}
     terms: list[Term] = []
-    for word in _WORD.findall(unicodedata.normalize("NFC", question)):
+    words = _WORD.findall(unicodedata.normalize("NFC", question))
+    for i, word in enumerate(words):
         folded = fold(word)
         if (len(folded) < 2 and not folded.isdigit()) or folded in ASKING_WORDS:
             continue  # a number stays: "INR > 9" is met by the sentence that prints it
+        if folded.isdigit() and i + 1 < len(words) and fold(words[i + 1]) in _COUNTED:
+            continue  # "quên 1 liều", "uống 2 viên": a count of doses, not a figure the book prints
         if folded in dropped:
             continue
         terms.append(Term(folded, _typed_key(word), fold(word) != word.lower()))
