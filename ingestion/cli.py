@@ -88,9 +88,31 @@ def _check(args: argparse.Namespace) -> int:
         print(f"{name}: {n}")
     for line in found:
         print(f"mismatch: {line}".replace("\n", " "))
+    _digests_note(folder)
     if args.dosing:
         _dosing_report(folder, chunks)
     return 0 if not any(values.values()) else 1
+
+
+def _digests_note(folder: Path) -> None:
+    """A folder built before the manifest recorded sha256 digests is checked without them: said, not refused."""
+    from duocthu_desktop.errors import IndexError_
+    from duocthu_desktop.retrieval.manifest import (
+        MANIFEST_FILE,
+        NOT_RECORDED,
+        digests_recorded,
+        read_manifest,
+    )
+
+    if not (folder / MANIFEST_FILE).is_file():
+        return
+    try:
+        recorded = digests_recorded(read_manifest(folder))
+    except IndexError_:
+        return
+    if recorded == NOT_RECORDED:
+        print(f"note: sha256 digests of the artifacts and chunks {NOT_RECORDED} in {MANIFEST_FILE} (built before "
+              "they were); rebuild to have them checked", file=sys.stderr)
 
 
 def _dosing_report(folder: Path, chunks: list) -> None:

@@ -30,9 +30,11 @@ from duocthu_desktop.retrieval.manifest import (
     CHROMA_DIR,
     MANIFEST_FILE,
     IndexManifest,
+    chunk_digests,
     chunks_sha256,
     collection_name,
     count_rows,
+    file_digests,
     write_manifest,
 )
 from duocthu_desktop.retrieval.service import INDICATION_SECTION
@@ -172,6 +174,8 @@ def build_index(
         dosing_rows=count_rows(stage_dir / DOSING_FILE) if (stage_dir / DOSING_FILE).is_file() else None,
         source_pdf_name=pdf_name,
         source_pdf_sha256=pdf_sha,
+        file_sha256=file_digests(stage_dir),  # every open checks these; every chunk read from Chroma its own
+        chunk_sha256=chunk_digests(chunks),
     )
 
     try:

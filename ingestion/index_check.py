@@ -1,12 +1,15 @@
 """`duocthu-ingest check`'s cross-checks: the artifacts still hold what the build recorded, and the Chroma index
 holds exactly the chunks of chunks.jsonl, readable and whole. One English line per mismatch (an admin tool).
 
-This is the thorough check: it reads every Chroma record and runs SQLite's own integrity checks on a copy of
-the database. Every open of an index runs only the cheap part (manifest.check_artifacts: line counts).
+This is the thorough check: it reads every Chroma record (in the folder, and on the server DUOCTHU_CHROMA_URL
+names when set), hashes every artifact and chunk against the manifest's sha256, and runs SQLite's own integrity
+checks on a copy of the database. Every open of an index runs only the cheap part (manifest.check_artifacts: line
+counts and one digest per file); the chunks a turn reads are hashed as they are read (RetrievalService).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -19,17 +22,23 @@ from duocthu_desktop.retrieval.manifest import (
     CHROMA_DIR,
     MANIFEST_FILE,
     IndexManifest,
+    chunk_digests,
     chunks_sha256,
     count_mismatches,
+    digest_mismatches,
     read_manifest,
 )
+from duocthu_desktop.settings import ENV_CHROMA_URL
 
 DB_FILE = "chroma.sqlite3"
 PROBES = 8  # chunks whose own stored vector must find them again (a damaged vector index does not)
 
 
-def mismatches(folder: Path, monographs: list[Monograph], chunks: list[Chunk], pages: PageMap) -> list[str]:
-    """Every way the folder differs from what its build wrote, one line each; [] for a sound folder."""
+def mismatches(folder: Path, monographs: list[Monograph], chunks: list[Chunk], pages: PageMap,
+               server: str | None = None) -> list[str]:
+    """Every way the folder differs from what its build wrote, one line each; [] for a sound folder. The
+    artifact files are checked against the sha256 the manifest records; the Chroma records, in the folder and on
+    the server `server` (default DUOCTHU_CHROMA_URL, when set), against chunks.jsonl and each chunk's sha256."""
     folder = Path(folder)
     lines: list[str] = []
     manifest: IndexManifest | None = None
@@ -47,7 +56,16 @@ def mismatches(folder: Path, monographs: list[Monograph], chunks: list[Chunk], p
             lines.append(f"{CHUNKS_FILE} differs from the chunks that were indexed (chunks_sha256)")
         if manifest.corpus_sha256 not in (pages.source_sha256, manifest.chunks_sha256):
             lines.append("pages.json names another source PDF than the one indexed (corpus_sha256)")
+        lines += digest_mismatches(folder, manifest)
+        if manifest.chunk_sha256 is not None:
+            changed = sorted(i for i, d in chunk_digests(chunks).items() if manifest.chunk_sha256.get(i) != d)
+            if changed:
+                lines.append(f"{CHUNKS_FILE} holds {len(changed)} chunks that do not hash to the sha256 in "
+                             f"{MANIFEST_FILE} ({_some(changed)})")
         lines += chroma_mismatches(folder / CHROMA_DIR, manifest, chunks)
+        url = os.environ.get(ENV_CHROMA_URL) if server is None else server
+        if url:
+            lines += server_mismatches(url, manifest, chunks)
     return lines
 
 
@@ -72,33 +90,56 @@ def chroma_mismatches(chroma_dir: Path, manifest: IndexManifest, chunks: list[Ch
     if not db.is_file():
         return [f"{CHROMA_DIR}/{DB_FILE} is missing"]
     lines = sqlite_problems(db)
+    return lines + _store_mismatches(lambda: ChromaStore.open_persistent(chroma_dir, manifest.collection), "chroma",
+                                     manifest, chunks)
+
+
+def server_mismatches(url: str, manifest: IndexManifest, chunks: list[Chunk]) -> list[str]:
+    """The index's collection on the Chroma server at `url` against chunks.jsonl and the manifest's digests."""
+    from duocthu_desktop.retrieval.chroma_store import ChromaStore
+
+    return _store_mismatches(lambda: ChromaStore.connect(url, manifest.collection), f"the server at {url}",
+                             manifest, chunks)
+
+
+def _store_mismatches(opener, label: str, manifest: IndexManifest, chunks: list[Chunk]) -> list[str]:
+    lines: list[str] = []
     try:
-        with ChromaStore.open_persistent(chroma_dir, manifest.collection) as store:
+        with opener() as store:
             count = store.count()
             stored, vectors = store.vectors()
+            documents = store.documents()
             lost = _probe(store, stored, vectors)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as err:  # noqa: BLE001 - chromadb's native panics are BaseExceptions
         first = str(err).strip().splitlines()[0] if str(err).strip() else ""
-        return [*lines, f"chroma cannot be read ({type(err).__name__}: {first[:200]})"]
+        return [f"{label} cannot be read ({type(err).__name__}: {first[:200]})"]
     if count != manifest.chunk_count:
-        lines.append(f"chroma holds {count} records, {MANIFEST_FILE} records {manifest.chunk_count}")
+        lines.append(f"{label} holds {count} records, {MANIFEST_FILE} records {manifest.chunk_count}")
     written = {c.chunk_id: c for c in chunks}
     found = {c.chunk_id: c for c in stored}
     if len(found) != len(stored):
-        lines.append(f"chroma holds {len(stored) - len(found)} duplicate chunk ids")
+        lines.append(f"{label} holds {len(stored) - len(found)} duplicate chunk ids")
     missing = sorted(set(written) - set(found))
     extra = sorted(set(found) - set(written))
     changed = sorted(i for i in set(found) & set(written) if found[i] != written[i])
     if missing:
-        lines.append(f"chroma lacks {len(missing)} chunk ids of {CHUNKS_FILE} ({_some(missing)})")
+        lines.append(f"{label} lacks {len(missing)} chunk ids of {CHUNKS_FILE} ({_some(missing)})")
     if extra:
-        lines.append(f"chroma holds {len(extra)} chunk ids not in {CHUNKS_FILE} ({_some(extra)})")
+        lines.append(f"{label} holds {len(extra)} chunk ids not in {CHUNKS_FILE} ({_some(extra)})")
     if changed:
-        lines.append(f"chroma's copy of {len(changed)} chunks differs from {CHUNKS_FILE} ({_some(changed)})")
+        lines.append(f"{label}'s copy of {len(changed)} chunks differs from {CHUNKS_FILE} ({_some(changed)})")
+    if manifest.chunk_sha256 is not None:
+        unpinned = sorted(i for i, d in chunk_digests(stored).items() if manifest.chunk_sha256.get(i) != d)
+        if unpinned:
+            lines.append(f"{label}'s copy of {len(unpinned)} chunks does not hash to the sha256 in {MANIFEST_FILE} "
+                         f"({_some(unpinned)})")
+    texts = sorted(i for i in set(found) & set(written) if documents.get(i) != written[i].text)
+    if texts:
+        lines.append(f"{label}'s document text of {len(texts)} chunks differs from {CHUNKS_FILE} ({_some(texts)})")
     if lost:
-        lines.append(f"chroma's vector index does not find {len(lost)} chunks by their own vector ({_some(lost)})")
+        lines.append(f"{label}'s vector index does not find {len(lost)} chunks by their own vector ({_some(lost)})")
     return lines
 
 

@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     prep.add_argument("--force", action="store_true", help="reassemble even if a verified folder exists")
     prep.add_argument("--verify", action="store_true", help="also re-hash an existing folder")
     prep.add_argument("--no-llm", action="store_true", help="only the embedding model, not the GGUF language models")
-    sub.add_parser("verify", help="re-hash the assembled weights against the pinned sha256")
+    sub.add_parser("verify", help="re-hash every file of the assembled model against its pinned sha256")
     path = sub.add_parser("path", help="print the folder the model is assembled into")
     path.add_argument("--llm", action="store_true", help="the default language model's GGUF file instead")
     args = parser.parse_args(argv)

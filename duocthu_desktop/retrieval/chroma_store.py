@@ -216,6 +216,16 @@ class ChromaStore:
         rows.sort(key=lambda r: r[0].get("ordinal", 0))
         return [Chunk.model_validate_json(m["chunk_json"]) for m, _ in rows], [v for _, v in rows]
 
+    def documents(self) -> dict[str, str]:
+        """chunk_id -> the record's document (its text, what Chroma's full-text index holds), for the checks."""
+        found: dict[str, str] = {}
+        total = self.count()
+        for offset in range(0, total, READ_PAGE):
+            got = self._collection.get(include=["metadatas", "documents"], limit=READ_PAGE, offset=offset)
+            for meta, document in zip(got["metadatas"], got["documents"], strict=True):
+                found[str(meta.get("chunk_id"))] = document or ""
+        return found
+
     # ---- reading (the ChunkStore protocol) --------------------------------------------------------
 
     def count(self) -> int:

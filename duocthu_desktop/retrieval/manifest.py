@@ -3,27 +3,44 @@
 An index embedded with one model cannot be searched with another model's query vectors: the numbers would
 compare fine and mean nothing. `check_model` turns that into a clear IndexError_. The manifest also records
 how many rows the build wrote into each artifact; `check_artifacts` refuses a folder whose files no longer
-hold them (an emptied monographs.jsonl must not read as "no drug is in the formulary").
+hold them (an emptied monographs.jsonl must not read as "no drug is in the formulary"). It records the sha256
+of every artifact file answers are read from (`file_sha256`: monographs, chunks, dose rows, page map), checked at
+every open, and of every chunk (`chunk_sha256`), which each chunk read from Chroma (folder or server) must hash to
+(RetrievalService): an edited dose or page is refused in one line, never shown. A manifest of an older build
+records neither: such an index opens as before, its digests "not recorded".
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from duocthu_desktop import atomic
-from duocthu_desktop.artifacts import CHUNK_SCHEMA_VERSION, CHUNKS_FILE, MONOGRAPHS_FILE, REPORT_FILE, Chunk
+from duocthu_desktop.artifacts import (
+    CHUNK_SCHEMA_VERSION,
+    CHUNKS_FILE,
+    MONOGRAPHS_FILE,
+    PAGES_FILE,
+    REPORT_FILE,
+    Chunk,
+)
 from duocthu_desktop.dosage.rows import DOSING_FILE
 from duocthu_desktop.errors import IndexError_
 
+log = logging.getLogger(__name__)
 MANIFEST_FILE = "manifest.json"
 CHROMA_DIR = "chroma"
 FORMAT_VERSION = 1
 REBUILD_HINT = "rebuild it with `duocthu-ingest build --pdf PDF --out DIR`"
+# The artifact files answers are read from, each digested into the manifest at build and checked at every open:
+# the monographs (drug list), the chunks (texts), the dose rows (the browser's outline), the page map (citations).
+DIGESTED_FILES = (MONOGRAPHS_FILE, CHUNKS_FILE, DOSING_FILE, PAGES_FILE)
+NOT_RECORDED = "not recorded"
 
 
 class IndexManifest(BaseModel):
@@ -46,6 +63,11 @@ class IndexManifest(BaseModel):
                                         "None for older builds")
     source_pdf_sha256: str | None = Field(None, description="sha256 of that PDF: the viewer highlights quotes only "
                                           "on the same file; None for older builds")
+    file_sha256: dict[str, str] | None = Field(None, description="sha256 of each artifact file the answers are "
+                                               "read from (DIGESTED_FILES present at build); None for older builds")
+    chunk_sha256: dict[str, str] | None = Field(None, description="chunk_id -> sha256 of the chunk's JSON (its text "
+                                                "and pages), what a chunk read from Chroma must hash to; None for "
+                                                "older builds")
 
     def check_model(self, model_id: str, dimensions: int, where: Path | str = "index") -> None:
         if self.model_id != model_id or self.dimensions != dimensions:
@@ -61,6 +83,28 @@ def chunks_sha256(chunks: list[Chunk]) -> str:
         digest.update(chunk.model_dump_json().encode("utf-8"))
         digest.update(b"\n")
     return digest.hexdigest()
+
+
+def chunk_digest(chunk: Chunk) -> str:
+    """sha256 of one chunk's JSON: its text, pages and metadata, as chunks.jsonl and Chroma's chunk_json hold it."""
+    return hashlib.sha256(chunk.model_dump_json().encode("utf-8")).hexdigest()
+
+
+def chunk_digests(chunks: list[Chunk]) -> dict[str, str]:
+    return {c.chunk_id: chunk_digest(c) for c in chunks}
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def file_digests(index_dir: Path) -> dict[str, str]:
+    """sha256 of each of DIGESTED_FILES the folder holds (dosing.jsonl is absent from builds without dose rows)."""
+    return {name: file_sha256(Path(index_dir) / name) for name in DIGESTED_FILES if (Path(index_dir) / name).is_file()}
 
 
 def collection_name(corpus_sha: str, chunks_sha: str, model_id: str) -> str:
@@ -157,15 +201,61 @@ def count_mismatches(index_dir: Path, manifest: IndexManifest | None, known: dic
     return lines
 
 
+def digest_mismatches(index_dir: Path, manifest: IndexManifest | None) -> list[str]:
+    """One English line per artifact file whose sha256 differs from the manifest's (or that is gone); [] when
+    they agree or the manifest records none (an index built before digests: see `digests_recorded`)."""
+    if manifest is None or manifest.file_sha256 is None:
+        return []
+    lines: list[str] = []
+    for name, expected in manifest.file_sha256.items():
+        path = Path(index_dir) / name
+        try:
+            actual = file_sha256(path)
+        except FileNotFoundError:
+            lines.append(f"{name} is missing, {MANIFEST_FILE} records its sha256")
+            continue
+        except OSError as err:
+            lines.append(f"{name} cannot be read ({err.strerror or type(err).__name__})")
+            continue
+        if actual != expected:
+            lines.append(f"{name} differs from the file that was indexed (sha256 {actual[:12]}…, "
+                         f"{MANIFEST_FILE} records {expected[:12]}…)")
+    return lines
+
+
+def digests_recorded(manifest: IndexManifest | None) -> str:
+    """What the manifest records of digests, for a log or `check` line: 'files and chunks', or 'not recorded'."""
+    if manifest is None or (manifest.file_sha256 is None and manifest.chunk_sha256 is None):
+        return NOT_RECORDED
+    return ", ".join(x for x, v in (("files", manifest.file_sha256), ("chunks", manifest.chunk_sha256)) if v)
+
+
+TAMPERED = ("Chỉ mục tại {where} đã bị sửa hoặc hỏng sau khi dựng ({what} không khớp mã sha256 đã ghi khi dựng): "
+            "không dùng chỉ mục này; hãy dựng lại bằng `duocthu-ingest build --pdf PDF --out DIR`.")
+
+
+def refuse_tampered(where: Path | str, what: list[str], reasons: list[str]) -> IndexError_:
+    """The IndexError_ a digest mismatch raises: one Vietnamese line for the person naming `what` differs (file
+    names, or the chunks); the English reasons go to the log."""
+    log.warning("index at %s refused: %s", where, "; ".join(reasons))
+    return IndexError_(TAMPERED.format(where=where, what=", ".join(what)))
+
+
 def check_artifacts(index_dir: Path, manifest: IndexManifest, monographs: int) -> None:
-    """IndexError_ unless the folder's artifacts hold the rows its build recorded. Cheap (line counts, no
-    Chroma scan), so every open runs it; `monographs` is the number of monographs the caller read."""
+    """IndexError_ unless the folder's artifacts hold the rows its build recorded and hash to the sha256 it
+    recorded. Cheap (line counts and one digest per file, no Chroma scan), so every open runs it; `monographs` is
+    the number of monographs the caller read."""
     problems: list[str] = []
     for line in count_mismatches(index_dir, manifest, {MONOGRAPHS_FILE: monographs}, optional=(DOSING_FILE,)):
         if not any(p.split()[0] == line.split()[0] for p in problems):  # one line per file is enough here
             problems.append(line)
     if monographs == 0 and not problems:
         problems.append(f"{MONOGRAPHS_FILE} has no rows")
+    if not problems:
+        if manifest.file_sha256 is None:  # built before digests: opened as before, said so in the log
+            log.info("index at %s: artifact digests %s (built before they were)", index_dir, NOT_RECORDED)
+        elif tampered := digest_mismatches(index_dir, manifest):
+            raise refuse_tampered(index_dir, [line.split()[0] for line in tampered], tampered)
     if problems:
         raise IndexError_(
             f"Chỉ mục tại {index_dir} đã bị hỏng hoặc bị sửa sau khi dựng ({'; '.join(problems)}): "

@@ -31,8 +31,10 @@ from duocthu_desktop.retrieval.manifest import (
     CHROMA_DIR,
     REBUILD_HINT,
     check_artifacts,
+    chunk_digest,
     chunks_sha256,
     read_manifest,
+    refuse_tampered,
 )
 from duocthu_desktop.retrieval.types import (
     ChunkStore,
@@ -249,7 +251,8 @@ class RetrievalService:
         """One chunk by its chunk_id (the source viewer and the browser), or None when the index has none."""
         by_id = getattr(self.store, "get_by_id", None)
         if by_id is not None:
-            return _read_store(f"chunk {chunk_id}", lambda: by_id(chunk_id), self._location)
+            chunk = _read_store(f"chunk {chunk_id}", lambda: by_id(chunk_id), self._location)
+            return self._verified([chunk])[0] if chunk is not None else None
         return next((c for c in self.all_chunks() if c.chunk_id == chunk_id), None)
 
     def all_chunks(self) -> list[Chunk]:
@@ -257,8 +260,23 @@ class RetrievalService:
             if self._all is None:
                 self._all = self._indexed_chunks_file()
             if self._all is None:
-                self._all = _read_store("every chunk", self.store.all, self._location)
+                self._all = self._verified(_read_store("every chunk", self.store.all, self._location))
             return self._all
+
+    def _verified(self, chunks: list[Chunk]) -> list[Chunk]:
+        """`chunks` as read from the store, if each hashes to the sha256 its build recorded in the manifest
+        (`chunk_sha256`), else IndexError_ refusing the index: a dose edited in Chroma's copy of a chunk (in the
+        folder's chroma.sqlite3 or on a server) is never answered from nor cited. Every chunk a turn cites was
+        read through here. An index built before the digests (none recorded) is read as before."""
+        digests = self.manifest.chunk_sha256 if self.manifest is not None else None
+        if not digests:
+            return chunks
+        changed = [c.chunk_id for c in chunks if digests.get(c.chunk_id) != chunk_digest(c)]
+        if changed:
+            raise refuse_tampered(self._location, [f"nội dung {len(changed)} đoạn ({', '.join(changed[:3])})"], [
+                f"the store's copy of {len(changed)} chunks does not hash to the sha256 in manifest.json "
+                f"({', '.join(changed[:3])})"])
+        return chunks
 
     def _indexed_chunks_file(self) -> list[Chunk] | None:
         """Every chunk from the folder's chunks.jsonl when it is exactly what was indexed (the manifest's
@@ -275,7 +293,8 @@ class RetrievalService:
     def retrieve_framed(self, drug_id: str, section_key: str) -> SectionResult:
         """The whole section, every part (tables in their place) in part_index order."""
         where = {"drug_id": drug_id, "section_key": section_key}
-        chunks = _read_store(f"{drug_id}/{section_key}", lambda: self.store.get(where), self._location)
+        chunks = self._verified(_read_store(f"{drug_id}/{section_key}", lambda: self.store.get(where),
+                                            self._location))
         chunks = sorted(chunks, key=lambda c: c.part_index)  # stable: ties keep the store's book order
         return SectionResult(drug_id=drug_id, section_key=section_key, chunks=chunks)
 
@@ -296,7 +315,9 @@ class RetrievalService:
             log.warning("dense search skipped, embedding failed (%s: %s)", type(err).__name__, err)
             self.dense_error = f"{type(err).__name__}: {err}"
             return []
-        return _read_store("nearest chunks", lambda: self.store.query(vector, k, where), self._location)
+        found = _read_store("nearest chunks", lambda: self.store.query(vector, k, where), self._location)
+        self._verified([c for c, _ in found])
+        return found
 
     @property
     def _location(self) -> str:
