@@ -62,9 +62,7 @@ from duocthu_desktop.qa.verification import grounding
 from duocthu_desktop.retrieval.types import SectionResult
 from duocthu_desktop.settings import Settings
 
-CONTRAINDICATIONS_KEY = "chong_chi_dinh"
-FORMS_KEY = "dang_thuoc_ham_luong"
-INDICATIONS_KEY = "chi_dinh"
+FORMS_KEY = "dang_thuoc_ham_luong"  # "Dạng thuốc và hàm lượng": the forms the book lists
 
 log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 4000  # a long clinical question is a few hundred characters
@@ -346,13 +344,14 @@ class Assistant:
         """A condition named with one drug sends the question to its contraindications ("Người hen dùng aspirin
         được không?"), unless the drug's Chỉ định prints it: then it is what the drug is given for, and the
         question asks how ("amoxicilin dự phòng viêm nội tâm mạc người lớn trước nhổ răng" asks the dose)."""
-        if (frame.section_key != CONTRAINDICATIONS_KEY or _asks_its_section(frame) or len(frame.drug_ids) != 1
-                or frame.follow_up):
+        against_key = patient_warnings.CONTRAINDICATIONS
+        if frame.section_key != against_key or _asks_its_section(frame) or len(frame.drug_ids) != 1 or frame.follow_up:
             return frame
         drug = frame.drug_ids[0]
-        treats = " ".join(c.text for key in (INDICATIONS_KEY, DOSING) for c in self.service.retrieve_framed(drug, key).chunks)
+        treats = " ".join(c.text for key in (patient_warnings.INDICATIONS, DOSING)
+                          for c in self.service.retrieve_framed(drug, key).chunks)
         rest = Said.of(frame.question, list(frame.drug_mentions.values())).without(treats)
-        against = self.service.retrieve_framed(drug, CONTRAINDICATIONS_KEY).chunks
+        against = self.service.retrieve_framed(drug, against_key).chunks
         if rest.any() and any(bears_on(c.text[a:b], rest) for c in against for a, b in split_sentences(c.text)):
             return frame
         return frame.model_copy(update={"section_key": DOSING, "turn_type": "dosing"})
@@ -561,9 +560,9 @@ def _speaks_of(answer: EngineAnswer, frame: QueryFrame) -> bool:
 def _asks_its_section(frame: QueryFrame) -> bool:
     """The frame's section is one the person asked for, not the contraindications a named condition led to
     (a "how long does it keep?" question is never answered with the contraindication list)."""
-    if frame.section_key != CONTRAINDICATIONS_KEY:
+    if frame.section_key != patient_warnings.CONTRAINDICATIONS:
         return True
-    return route_section(Text.of(expand_abbreviations(frame.question))).key == CONTRAINDICATIONS_KEY
+    return route_section(Text.of(expand_abbreviations(frame.question))).key == patient_warnings.CONTRAINDICATIONS
 
 
 def _remember(evidence: dict[str, str], chunks: list[Chunk]) -> None:
