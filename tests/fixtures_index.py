@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from duocthu_desktop import artifacts
+from duocthu_desktop.settings import ENV_CHROMA_URL, ENV_CONFIG_DIR, ENV_DATA_DIR
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
@@ -47,3 +48,23 @@ def retrieval(sample_index: Path, embedder):
     service = RetrievalService.open(sample_index, embedder=embedder)
     yield service
     service.close()
+
+
+@pytest.fixture()
+def index_copy(tmp_path: Path, sample_index: Path) -> Path:
+    """A copy of the sample index a test may edit or break."""
+    out = tmp_path / "index"
+    shutil.copytree(sample_index, out)
+    return out
+
+
+@pytest.fixture()
+def ask_env(tmp_path: Path, monkeypatch) -> Path:
+    """Conversations, traces and settings in tmp_path, nothing from the environment."""
+    monkeypatch.setenv(ENV_DATA_DIR, str(tmp_path / "data"))
+    monkeypatch.setenv(ENV_CONFIG_DIR, str(tmp_path / "config"))
+    for name in ("DUOCTHU_INDEX", "DUOCTHU_MODEL", ENV_CHROMA_URL):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "config").mkdir()
+    return tmp_path / "config"
+

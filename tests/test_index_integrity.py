@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -22,7 +21,7 @@ from duocthu_desktop.errors import IndexError_
 from duocthu_desktop.retrieval.chroma_store import ChromaStore, point_id, publish
 from duocthu_desktop.retrieval.manifest import CHROMA_DIR, DIGESTED_FILES, MANIFEST_FILE, read_manifest
 from duocthu_desktop.retrieval.service import RetrievalService
-from duocthu_desktop.settings import ENV_CHROMA_URL, ENV_CONFIG_DIR, ENV_DATA_DIR, Settings
+from duocthu_desktop.settings import ENV_CHROMA_URL, Settings
 from ingestion.cli import main as ingest
 from tests.chroma_server import running_chroma_server
 
@@ -31,23 +30,6 @@ pytestmark = pytest.mark.integration
 DOSE_CHUNK = "metformin__lieu_luong_cach_dung__0"
 DOSE_QUESTION = "liều metformin cho người lớn"
 PRINTED, EDITED = "uống 1 viên 500 mg", "uống 1 viên 800 mg"
-
-
-@pytest.fixture()
-def index_copy(tmp_path: Path, sample_index: Path) -> Path:
-    out = tmp_path / "index"
-    shutil.copytree(sample_index, out)
-    return out
-
-
-@pytest.fixture()
-def ask_env(tmp_path: Path, monkeypatch) -> Path:
-    monkeypatch.setenv(ENV_DATA_DIR, str(tmp_path / "data"))
-    monkeypatch.setenv(ENV_CONFIG_DIR, str(tmp_path / "config"))
-    for name in ("DUOCTHU_INDEX", "DUOCTHU_MODEL", ENV_CHROMA_URL):
-        monkeypatch.delenv(name, raising=False)
-    (tmp_path / "config").mkdir()
-    return tmp_path / "config"
 
 
 def _edit_chroma_sqlite(index: Path, old: str = PRINTED, new: str = EDITED) -> int:

@@ -24,7 +24,6 @@ from duocthu_desktop import artifacts, cli_ask, cli_eval
 from duocthu_desktop.errors import IndexError_
 from duocthu_desktop.retrieval.manifest import CHROMA_DIR, MANIFEST_FILE
 from duocthu_desktop.retrieval.service import RetrievalService
-from duocthu_desktop.settings import ENV_CONFIG_DIR, ENV_DATA_DIR
 from ingestion.cli import main
 from tests.test_ingest_cli import snapshot
 
@@ -49,24 +48,6 @@ def previous_out(tmp_path: Path, sample_build: Path) -> Path:
     out = tmp_path / "out"
     shutil.copytree(sample_build, out)
     return out
-
-
-@pytest.fixture()
-def index_copy(tmp_path: Path, sample_index: Path) -> Path:
-    out = tmp_path / "index"
-    shutil.copytree(sample_index, out)
-    return out
-
-
-@pytest.fixture()
-def ask_env(tmp_path: Path, monkeypatch) -> Path:
-    """Conversations, traces and settings in tmp_path, nothing from the environment."""
-    monkeypatch.setenv(ENV_DATA_DIR, str(tmp_path / "data"))
-    monkeypatch.setenv(ENV_CONFIG_DIR, str(tmp_path / "config"))
-    for name in ("DUOCTHU_INDEX", "DUOCTHU_MODEL", "DUOCTHU_CHROMA_URL"):
-        monkeypatch.delenv(name, raising=False)
-    (tmp_path / "config").mkdir()
-    return tmp_path / "config"
 
 
 # ---- --out that is not ours ---------------------------------------------------------------------------------
