@@ -12,6 +12,7 @@ import contextlib
 import errno
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -118,13 +119,67 @@ def _any_folder(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink()
 
 
+# Linux renameat2(2): swap two paths in one step. A test may turn it off to take the portable path.
+EXCHANGE = True
+_AT_FDCWD, _RENAME_EXCHANGE = -100, 2
+_renameat2 = None  # resolved once: the libc function, or False where there is none
+
+# A test's hook, called with the name of each step of a swap (tests/index_build_worker.py kills there).
+step_hook: Callable[[str], None] | None = None
+
+
+def _step(name: str) -> None:
+    if step_hook is not None:
+        step_hook(name)
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap the two existing paths `a` and `b` atomically (Linux renameat2 RENAME_EXCHANGE); False where the
+    system or the file system cannot, and nothing was changed."""
+    global _renameat2
+    if not EXCHANGE or not sys.platform.startswith("linux"):
+        return False
+    if _renameat2 is None:
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            fn = libc.renameat2
+            fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+            fn.restype = ctypes.c_int
+            _renameat2 = fn
+        except (OSError, AttributeError):  # no libc to load, or a libc older than glibc 2.28
+            _renameat2 = False
+    if _renameat2 is False:
+        return False
+    import ctypes
+
+    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EPERM):
+        return False  # the kernel or this file system has no exchange: take the two-rename path
+    raise OSError(err, os.strerror(err), str(a), None, str(b))
+
+
+def old_path(target: Path) -> Path:
+    """Where the two-rename swap keeps the previous `target` until the new one is in place."""
+    return target.parent / f".{target.name}.old"
+
+
+def new_path(target: Path) -> Path:
+    """Where the two-rename swap puts the complete new folder before it moves the previous one aside: a folder
+    here is whole, so a swap killed half-way can be finished with it."""
+    return target.parent / f".{target.name}.new"
+
+
 @contextlib.contextmanager
 def staged_dir(target: Path, owned: Owned = _any_folder) -> Iterator[Path]:
     """Yield a fresh folder beside `target`; on success swap it in for `target`, on failure delete it.
 
-    The previous `target` is moved aside, then removed only after the new one is in place, so at every
-    instant either the old or the new folder sits at `target` (a `kill -9` leaves at worst a stray
-    `.old`/`.staging` folder beside it, which the next run removes if `owned` says it is ours). A `target`
+    At every instant of the swap either the old or the new folder sits at `target` where the system can swap
+    two folders in one step (Linux); elsewhere a swap killed between its two renames leaves the new folder as
+    `.NAME.new` and the old as `.NAME.old`, which the next open or build puts right (`settle`). A `target`
     that exists and is not `owned` raises FileExistsError before anything is written.
     """
     target = Path(target).resolve()
@@ -141,35 +196,99 @@ def staged_dir(target: Path, owned: Owned = _any_folder) -> Iterator[Path]:
         raise
 
 
+def _remove_ours(path: Path, owned: Owned) -> None:
+    if path.exists() or path.is_symlink():
+        if not owned(path):
+            raise FileExistsError(errno.EEXIST, "in the way and was not made by this tool", str(path))
+        shutil.rmtree(path)
+
+
 def swap_in(staging: Path, target: Path, owned: Owned = _any_folder) -> None:
     """Put the complete folder `staging` at `target`, keeping the old one until the new one is there."""
-    old = target.parent / f".{target.name}.old"
-    if old.exists() or old.is_symlink():
-        if not owned(old):
-            raise FileExistsError(errno.EEXIST, "in the way and was not made by this tool", str(old))
-        shutil.rmtree(old)
-    moved = False
-    if target.exists():
-        os.replace(target, old)
-        moved = True
-    try:
+    old, new = old_path(target), new_path(target)
+    _remove_ours(old, owned)
+    _remove_ours(new, owned)
+    _step("staged")
+    if not target.exists():
         os.replace(staging, target)
+        _fsync_dir(target.parent)
+        _step("placed")
+        return
+    if exchange(staging, target):  # one step: `staging` now holds the previous folder
+        _fsync_dir(target.parent)
+        _step("exchanged")
+        shutil.rmtree(staging, ignore_errors=True)
+        return
+    os.replace(staging, new)  # whole, and named so: from here a killed swap is finished, not lost
+    _fsync_dir(target.parent)
+    _step("marked")
+    os.replace(target, old)
+    _step("moved_aside")
+    try:
+        os.replace(new, target)
     except BaseException:
-        if moved:
-            os.replace(old, target)
+        os.replace(old, target)
+        shutil.rmtree(new, ignore_errors=True)
         raise
     _fsync_dir(target.parent)
-    if moved:
-        shutil.rmtree(old, ignore_errors=True)
+    _step("swapped")
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def recover(target: Path, owned: Owned = _any_folder) -> str | None:
+    """Finish or roll back a two-rename swap a killed run left half-done; what was done ("finished",
+    "rolled_back") or None. With `target` missing, a whole `.NAME.new` is moved in (finished), else `.NAME.old`
+    is moved back (rolled back). With `target` there, a `.NAME.new` that never replaced it is left to the next
+    build's cleanup. Call it holding the target's lock (`locked`): a build mid-swap must not be raced."""
+    target = Path(target)
+    if target.exists() or target.is_symlink():
+        return None
+    old, new = old_path(target), new_path(target)
+    if owned(new):
+        os.replace(new, target)
+        _fsync_dir(target.parent)
+        if owned(old):
+            shutil.rmtree(old, ignore_errors=True)
+        return "finished"
+    if owned(old):
+        os.replace(old, target)
+        _fsync_dir(target.parent)
+        return "rolled_back"
+    return None
+
+
+SETTLE_WAIT_S = 10.0  # how long an open waits for a build it finds mid-swap (two renames: milliseconds)
+
+
+def settle(target: Path, owned: Owned = _any_folder, wait_s: float = SETTLE_WAIT_S) -> str | None:
+    """Before opening `target`: if a swap was left half-done, finish or roll it back (see `recover`), taking
+    the lock so a running build is not raced; if a build holds the lock, wait up to `wait_s` for its swap to
+    end. Cheap when `target` is there. Returns what `recover` did, or None."""
+    import time
+
+    target = Path(target)
+    if target.exists():
+        return None
+    if not (new_path(target).exists() or old_path(target).exists()):
+        return None
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            with locked(target):
+                return recover(target, owned)
+        except FolderBusy:
+            if target.exists() or time.monotonic() >= deadline:
+                return None
+            time.sleep(0.05)
+        except OSError:  # the folder beside it cannot be written (a read-only disk): nothing can be put right
+            return None
 
 
 def cleanup_stale(target: Path, owned: Owned = _any_folder) -> None:
-    """Remove the staging folders a killed run left beside `target`, and restore `.old` if `target` is
-    missing; only folders `owned` says are ours are touched."""
+    """Put right a swap a killed run left half-done (`recover`) and remove the staging folders it left beside
+    `target`; only folders `owned` says are ours are touched. The caller holds the target's lock."""
     target = Path(target)
-    old = target.parent / f".{target.name}.old"
-    if not target.exists() and not target.is_symlink() and owned(old):
-        os.replace(old, target)
-    for stray in target.parent.glob(f".{target.name}.staging.*"):
-        if owned(stray):
+    recover(target, owned)
+    for stray in (*target.parent.glob(f".{target.name}.staging.*"), new_path(target), old_path(target)):
+        if stray.exists() and owned(stray):
             shutil.rmtree(stray, ignore_errors=True)

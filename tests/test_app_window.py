@@ -402,7 +402,7 @@ def test_the_rebuild_dialog_shows_progress_and_cancels(qtbot, monkeypatch, tmp_p
     pdf.write_bytes(b"%PDF-1.4")
     started = threading.Event()
 
-    def fake_build(pdf, out, on_progress, cancel):
+    def fake_build(pdf, out, on_progress, cancel, before_swap=None):
         on_progress("embed", 3, 10)
         started.set()
         cancel.wait(5)
@@ -419,11 +419,45 @@ def test_the_rebuild_dialog_shows_progress_and_cancels(qtbot, monkeypatch, tmp_p
     assert dialog.outcome == rebuild.CANCELLED
 
 
+def test_a_rebuild_closes_the_index_in_use_just_before_its_swap_and_reopens_it_when_the_swap_fails(
+        qtbot, make_window, monkeypatch, tmp_path):
+    """Windows cannot rename a folder whose files are open: the window's index is closed on the build's thread
+    once the new one is whole; a swap that then fails leaves the old folder, which the window opens again."""
+    from duocthu_desktop.settings import ENV_CONFIG_DIR
+
+    monkeypatch.setenv(ENV_CONFIG_DIR, str(tmp_path / "config"))
+    index = tmp_path / "index"
+    index.mkdir()
+    pdf = tmp_path / "book.pdf"
+    pdf.write_bytes(b"%PDF-1.4")
+    old = ScriptedAssistant(lambda q: dose_answer())
+    window = make_window(old, index_dir=index)
+    closed_at_swap: list[int] = []
+
+    def swap_fails(pdf, out, on_progress, cancel, before_swap=None):
+        before_swap()
+        closed_at_swap.append(old.service.closed)
+        raise PermissionError(13, "the folder is in use", str(out))
+
+    monkeypatch.setattr(rebuild, "run_build", swap_fails)
+    reopened = ScriptedAssistant(lambda q: dose_answer())
+    window.opener = lambda settings, pdf: Session(reopened, settings, index)
+    dialog = window.show_rebuild()
+    qtbot.addWidget(dialog)
+    dialog.pdf_edit.setText(str(pdf))
+    with qtbot.waitSignal(window.session_ready, timeout=5000):
+        dialog.start()
+    assert closed_at_swap == [1]  # closed before the swap was tried, not after
+    assert window.session.assistant is reopened and window.settings.index_dir == index
+    assert "PermissionError" in dialog.outcome
+    assert not (tmp_path / "config" / "settings.json").exists()  # the folder in use was not saved as if new
+
+
 def test_the_rebuild_dialog_reports_a_refused_pdf(qtbot, monkeypatch, tmp_path):
     pdf = tmp_path / "scan.pdf"
     pdf.write_bytes(b"%PDF-1.4")
 
-    def refuse(pdf, out, on_progress, cancel):
+    def refuse(pdf, out, on_progress, cancel, before_swap=None):
         raise InputRefused("the PDF has no text layer")
 
     monkeypatch.setattr(rebuild, "run_build", refuse)

@@ -86,13 +86,20 @@ def open_session(settings: Settings, pdf: Path | None) -> Session:
     return session
 
 
+def same_folder(a: Path, b: Path) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
+
+
 def remember_index(index_dir: Path) -> None:
     """A first build's folder is saved in settings, so the next start opens it (an index already set is kept)."""
     saved = Settings.read_saved(settings_file())
     if saved.get("index_dir") or index_dir == data_dir() / SAMPLE_INDEX:
         return
     try:
-        Settings.model_validate({**saved, "index_dir": str(index_dir)}).save()
+        Settings.save_changes(index_dir=str(index_dir))  # only this key: nothing a flag or the environment gave
     except (OSError, ValueError) as err:
         log.warning("index folder not saved in settings: %s", err)
 
@@ -407,21 +414,32 @@ class MainWindow(QMainWindow):
 
     def show_rebuild(self) -> RebuildDialog:
         pdf = self.session.pdf_path if self.session is not None else self.pdf
-        dialog = RebuildDialog(self.rebuild_target(), pdf, self)
+        target, session = self.rebuild_target(), self.session
+        dialog = RebuildDialog(target, pdf, self, release_index=lambda: self._release_for_swap(session, target))
         dialog.setFont(self.font())  # a dialog is a window of its own: the text size does not reach it by itself
         dialog.rebuilt.connect(self.reopen)
+        dialog.released_then_failed.connect(lambda folder: self.reopen(folder, remember=False))
         dialog.show()
         return dialog
 
-    def reopen(self, index_dir: Path, pdf: Path | None = None) -> None:
-        """Close the old index (after any turn in flight, on the same lane) and open the rebuilt one."""
+    @staticmethod
+    def _release_for_swap(session: Session | None, target: Path) -> None:
+        """On the build's thread, once the new index is whole: close the index open in the folder the build
+        replaces (after any turn in flight), so the swap can rename it on every system."""
+        if session is not None and session.index_dir is not None and same_folder(session.index_dir, target):
+            session.release()
+
+    def reopen(self, index_dir: Path, pdf: Path | None = None, remember: bool = True) -> None:
+        """Close the old index (after any turn in flight, on the same lane) and open the rebuilt one; `remember`
+        saves a first build's folder in the settings (a rebuild into the folder in use changes nothing there)."""
         old = self.session
         self.session = None
         self._set_ready(False)
         self.status_label.setText(REOPENING)
         self.settings = self.settings.model_copy(update={"index_dir": Path(index_dir)})
         self.pdf = Path(pdf) if pdf else self.pdf
-        remember_index(Path(index_dir))
+        if remember:
+            remember_index(Path(index_dir))
         settings, opener, chosen = self.settings, self.opener, self.pdf
 
         def work(task: operations.Task) -> Session:
@@ -499,7 +517,7 @@ class MainWindow(QMainWindow):
         if any(key in changed for key in REOPEN_KEYS):
             index_dir = default_index(self.settings)
             if index_dir is not None:
-                self.reopen(index_dir)
+                self.reopen(index_dir, remember=False)
 
     # ---- closing ------------------------------------------------------------------------------------------
 

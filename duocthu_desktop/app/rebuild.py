@@ -38,9 +38,13 @@ def is_cancelled(err: BaseException) -> bool:
     return type(err).__name__ == "BuildCancelled"
 
 
-def run_build(pdf: Path, out: Path, on_progress: Callable[[str, int, int], None], cancel: threading.Event):
+def run_build(pdf: Path, out: Path, on_progress: Callable[[str, int, int], None], cancel: threading.Event,
+              before_swap: Callable[[], None] | None = None):
     """`ingestion.pipeline.build` into `out`: the old index stays until the new one is swapped in, and a cancel
-    raises BuildCancelled before the swap."""
+    raises BuildCancelled before the swap. `before_swap()` runs once the new index is whole, just before it
+    replaces `out`: the app closes the index it has open there (Windows cannot rename a folder whose files are
+    open)."""
     from ingestion import pipeline
 
-    return pipeline.build(Path(pdf), Path(out), embed=True, on_progress=on_progress, cancel=cancel)
+    return pipeline.build(Path(pdf), Path(out), embed=True, on_progress=on_progress, cancel=cancel,
+                          before_swap=before_swap)

@@ -3,6 +3,7 @@ cancel. The build runs on its own lane, so the old index keeps answering until t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Signal
@@ -34,12 +35,17 @@ INTO = "Chỉ mục sẽ được ghi vào: {out}"
 
 class RebuildDialog(QDialog):
     rebuilt = Signal(object, object)  # (index folder, PDF)
+    released_then_failed = Signal(object)  # the index folder: its index was closed for a swap that then failed
 
-    def __init__(self, out: Path, pdf: Path | None = None, parent=None) -> None:
+    def __init__(self, out: Path, pdf: Path | None = None, parent=None,
+                 release_index: Callable[[], None] | None = None) -> None:
+        """`release_index()` (on the build's thread, just before the swap) closes the index open at `out`."""
         super().__init__(parent)
         self.setWindowTitle(TITLE)
         self.setMinimumWidth(520)
         self.out = Path(out)
+        self.release_index = release_index
+        self.released = False
         self.operation: operations.Operation | None = None
         self.outcome: str = ""
         self.pdf_edit = QLineEdit(str(pdf) if pdf else "")
@@ -88,8 +94,13 @@ class RebuildDialog(QDialog):
         self.stage.setText(STARTING)
         self.bar.setRange(0, 0)  # busy until the first count
 
+        def before_swap() -> None:
+            if self.release_index is not None:
+                self.released = True
+                self.release_index()
+
         def work(task: operations.Task):
-            return rebuild.run_build(pdf, self.out, task.progress, task.cancel_event)
+            return rebuild.run_build(pdf, self.out, task.progress, task.cancel_event, before_swap)
 
         self.operation = operations.run(
             work, on_success=lambda result: self._built(result, pdf), on_failure=self._failed,
@@ -111,6 +122,9 @@ class RebuildDialog(QDialog):
         self.rebuilt.emit(self.out, pdf)
 
     def _failed(self, err: BaseException) -> None:
+        if self.released:  # the swap failed after the index was closed for it: the folder still holds it
+            self.released = False
+            self.released_then_failed.emit(self.out)
         if rebuild.is_cancelled(err):
             self._finish(rebuild.CANCELLED)
         elif isinstance(err, InputRefused):

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 from duocthu_desktop.app.history import PastTurn, citation_of, past_turns
 from duocthu_desktop.artifacts import PAGES_FILE, Chunk, Monograph, PageMap
+from duocthu_desktop.errors import IndexError_
 from duocthu_desktop.payload import AnswerPayload, Citation
 from duocthu_desktop.pdf_locate import LocatorProcess
 from duocthu_desktop.settings import Settings, data_dir
@@ -21,6 +23,7 @@ from duocthu_desktop.settings import Settings, data_dir
 log = logging.getLogger(__name__)
 
 SAMPLE_INDEX = "sample-index"  # where scripts/setup.sh builds the sample book's index
+RELEASED = "Chỉ mục đang được thay bằng bản vừa dựng lại; hãy hỏi lại sau giây lát."
 
 
 def default_index(settings: Settings) -> Path | None:
@@ -85,6 +88,8 @@ class Session:
         self.page_map: PageMap | None = None
         self._chunks: dict[str, Chunk] | None = None
         self._locator = None  # a pdf_locate.LocatorProcess (the PDF open in a worker), used on the PDF lane only
+        self._turn_lock = threading.Lock()  # a turn and `release` (from the build's thread) one at a time
+        self.released = False  # the index was closed for a swap: a turn says so instead of reading it
         self.check_pdf()
         self._read_page_map()
 
@@ -130,9 +135,23 @@ class Session:
 
     # ---- the question path --------------------------------------------------------------------------------
 
+    def release(self) -> None:
+        """Close the index (not the embedding worker) for a rebuilt one to replace its folder: waits for a turn in
+        flight; later turns raise IndexError_ until the window opens the new index. Called from the build's
+        thread just before the swap."""
+        with self._turn_lock:
+            self.released = True
+            if self.owns_index:
+                close = getattr(self.service, "close", None)
+                if callable(close):
+                    close()
+
     def ask(self, question: str, conversation_id: str | None, cancel=None) -> AnswerPayload:
         """One turn; `cancel` (a threading.Event) stops the language model's generation when set."""
-        return self.assistant.ask(question, conversation_id=conversation_id, cancel=cancel)
+        with self._turn_lock:
+            if self.released:
+                raise IndexError_(RELEASED)
+            return self.assistant.ask(question, conversation_id=conversation_id, cancel=cancel)
 
     def quarantined(self, payload: AnswerPayload) -> set[int]:
         """The citations whose text the index does not trust as read (tables, flagged text): the pages to check."""

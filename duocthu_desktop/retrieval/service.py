@@ -174,6 +174,11 @@ class _Matcher:
         return True
 
 
+def url_of(settings: Settings | None) -> str | None:
+    """The Chroma server the settings name (without settings, DUOCTHU_CHROMA_URL), or None for the folder."""
+    return settings.chroma_url if settings is not None else os.environ.get(ENV_CHROMA_URL)
+
+
 class RetrievalService:
     def __init__(self, store: ChunkStore, monographs: list[Monograph], embedder: Embedder | None = None) -> None:
         self.store = store
@@ -196,11 +201,15 @@ class RetrievalService:
         the embedded Chroma store, or on a Chroma server when `settings.chroma_url` (or, without settings,
         DUOCTHU_CHROMA_URL) names one. The embedder loads on the first dense search unless one is given.
         IndexError_ (saying how to rebuild) for a missing, damaged or other-model index."""
+        from duocthu_desktop.retrieval import index_folder
         from duocthu_desktop.retrieval.chroma_store import ChromaStore
 
         index_dir = Path(index_dir)
+        index_folder.settle(index_dir)  # a swap a killed build left half-done is finished or rolled back
         if not index_dir.is_dir():
             raise IndexError_(f"No index at {index_dir}: build one with `duocthu-ingest build --pdf PDF --out DIR`.")
+        if not url_of(settings) and not index_folder.writable(index_dir):  # Chroma must write its database
+            index_dir = index_folder.readable_copy(index_dir, settings.data_dir if settings else None)
         manifest = read_manifest(index_dir)
         try:
             monographs = read_monographs(index_dir / MONOGRAPHS_FILE)
@@ -213,7 +222,7 @@ class RetrievalService:
 
             embedder = LazyEmbedder(settings.embedding_model_dir if settings else None)
         manifest.check_model(embedder.model_id, embedder.dimensions, index_dir)
-        url = settings.chroma_url if settings is not None else os.environ.get(ENV_CHROMA_URL)
+        url = url_of(settings)
         if url:
             store = ChromaStore.connect(url, manifest.collection)
         else:
