@@ -226,12 +226,16 @@ def _check(
 
 
 _DISK_FULL = ("disk is full", "no space left", "(code: 13)")
+# Less free space than this where a Chroma write failed, and the failure is read as a full disk: Chroma's
+# compaction says only "Error in compaction: Failed to apply logs to the metadata segment" when it cannot grow.
+FULL_BELOW_BYTES = 8 << 20
 _NO_WRITE = ("readonly database", "read-only", "permission denied", "(code: 8)")
 
 
 def disk_failure(err: BaseException, where: Path) -> OSError | None:
     """The OSError behind a failed Chroma write, if the disk was full or refused writes (SQLite reports both
-    as its own error types and codes, possibly wrapped); None for any other failure."""
+    as its own error types and codes, possibly wrapped, and Chroma's compaction as neither: then the free space
+    left on `where`'s disk says it); None for any other failure."""
     seen: set[int] = set()
     current: BaseException | None = err
     while current is not None and id(current) not in seen:
@@ -243,4 +247,9 @@ def disk_failure(err: BaseException, where: Path) -> OSError | None:
             if any(w in text for w in words):
                 return OSError(code, os.strerror(code), str(where))
         current = current.__cause__ or current.__context__
+    try:
+        if shutil.disk_usage(where if Path(where).exists() else Path(where).parent).free < FULL_BELOW_BYTES:
+            return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(where))
+    except OSError:
+        pass
     return None

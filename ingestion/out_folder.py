@@ -89,6 +89,11 @@ def refuse_foreign(out: Path) -> None:
 def write_refused(out: Path, err: OSError) -> InputRefused:
     """A write that failed (disk full, no permission), said as what to check; `out` was not touched."""
     where = err.filename or out
+    if err.errno in (errno.ENOSPC, errno.EDQUOT):
+        return InputRefused(
+            f"đĩa đầy (disk full: {err.strerror or err}) khi ghi vào {Path(out).parent}: hãy giải phóng dung "
+            f"lượng đĩa rồi chạy lại ({out} được giữ như trước)"
+        )
     return InputRefused(
         f"không ghi được vào {where} ({err.strerror or err}): hãy kiểm tra quyền ghi và dung lượng đĩa rồi "
         f"chạy lại ({out} được giữ như trước)"

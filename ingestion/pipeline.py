@@ -290,7 +290,7 @@ def _write(result: BuildResult, out: Path, embed: bool, progress: bool, steps: P
         steps.step("write", 1, 1)
         if embed:
             try:
-                from ingestion.index_build import build_index
+                from ingestion.index_build import build_index, disk_failure
             except ImportError as exc:
                 raise DuocthuError(
                     "the index builder (ingestion.index_build) is not installed; rerun with --no-embed"
@@ -298,8 +298,14 @@ def _write(result: BuildResult, out: Path, embed: bool, progress: bool, steps: P
             extra = {"steps": steps} if steps.active else {}
             if embedder is not None:
                 extra["embedder"] = embedder
-            build_index(staging, result.chunks, result.monographs, progress=progress and sys.stderr.isatty(),
-                        **extra)
+            try:
+                build_index(staging, result.chunks, result.monographs, progress=progress and sys.stderr.isatty(),
+                            **extra)
+            except Exception as err:  # a full disk, wherever Chroma noticed it (its reopen check included)
+                disk = None if isinstance(err, (BuildCancelled, InputRefused)) else disk_failure(err, staging)
+                if disk is None:  # judged here, while the half-written staging folder still holds the space
+                    raise
+                raise disk from err
         steps.step("swap", 0, 1)  # the last moment a cancel leaves the previous index in place
         if before_swap is not None:
             before_swap()

@@ -170,7 +170,7 @@ def test_a_full_disk_gives_one_line_and_keeps_the_previous_index(previous_out, s
     before = snapshot(previous_out)
     assert _build(sample_pdf, previous_out) == 2
     err = _one_line(capsys)
-    assert "không ghi được" in err and os.strerror(errno.ENOSPC) in err
+    assert "đĩa đầy" in err and os.strerror(errno.ENOSPC) in err
     assert snapshot(previous_out) == before
     _no_strays(previous_out)
 
@@ -189,9 +189,61 @@ def test_a_full_disk_while_writing_chroma_gives_one_line(previous_out, sample_pd
     monkeypatch.setattr(ChromaStore, "add", full)
     before = snapshot(previous_out)
     assert main(["build", "--pdf", str(sample_pdf), "--out", str(previous_out)]) == 2
-    assert "không ghi được" in _one_line(capsys)
+    assert "đĩa đầy" in _one_line(capsys)
     assert snapshot(previous_out) == before
     _no_strays(previous_out)
+
+
+@pytest.mark.parametrize("where", ["add", "reopen"])
+def test_chroma_compaction_failing_on_a_full_disk_says_the_disk_is_full(previous_out, sample_pdf, monkeypatch,
+                                                                        capsys, tmp_path, where):
+    """What a full disk gave on a 3 MB tmpfs (ingest of the sample): Chroma's "Error in compaction", with no word
+    of the disk, from the write or from the check that reopens the index. A fake raises that same error with the
+    disk's free space scripted (the same build on a 3 MB tmpfs now ends in this line, exit 2)."""
+    import shutil as shutil_module
+    from collections import namedtuple
+
+    from chromadb.errors import InternalError
+
+    import ingestion.index_build as index_build
+    from duocthu_desktop.retrieval.chroma_store import ChromaStore
+    from duocthu_desktop.retrieval.fakes import HashingEmbedder
+
+    monkeypatch.setenv("DUOCTHU_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(index_build, "_default_embedder", lambda: HashingEmbedder())
+
+    def compaction(*args, **kwargs):
+        raise InternalError("Error in compaction: Failed to apply logs to the metadata segment")
+
+    monkeypatch.setattr(ChromaStore, "add" if where == "add" else "count", compaction)
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil_module, "disk_usage", lambda path: usage(3 << 20, (3 << 20) - 4096, 4096))
+    before = snapshot(previous_out)
+    assert main(["build", "--pdf", str(sample_pdf), "--out", str(previous_out)]) == 2
+    err = _one_line(capsys)
+    assert "đĩa đầy" in err and "disk full" in err and "unexpected" not in err
+    assert snapshot(previous_out) == before
+    _no_strays(previous_out)
+
+
+def test_the_same_chroma_failure_with_room_on_the_disk_is_not_called_a_full_disk(previous_out, sample_pdf,
+                                                                                 monkeypatch, capsys, tmp_path):
+    from chromadb.errors import InternalError
+
+    import ingestion.index_build as index_build
+    from duocthu_desktop.retrieval.chroma_store import ChromaStore
+    from duocthu_desktop.retrieval.fakes import HashingEmbedder
+
+    monkeypatch.setenv("DUOCTHU_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(index_build, "_default_embedder", lambda: HashingEmbedder())
+
+    def compaction(*args, **kwargs):
+        raise InternalError("Error in compaction: Failed to apply logs to the metadata segment")
+
+    monkeypatch.setattr(ChromaStore, "add", compaction)
+    assert main(["build", "--pdf", str(sample_pdf), "--out", str(previous_out)]) == 1
+    err = _one_line(capsys)
+    assert "đĩa đầy" not in err and "InternalError" in err
 
 
 @contextlib.contextmanager
