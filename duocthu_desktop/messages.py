@@ -33,6 +33,12 @@ EMBEDDER_UNAVAILABLE = (
     "bị thiếu hoặc hỏng (sự cố kỹ thuật, không phải Dược thư thiếu dữ liệu). Hãy thử dùng đúng từ ngữ của sách, "
     "hoặc báo quản trị viên chạy `duocthu-models verify`."
 )
+# The models folder (DUOCTHU_MODELS_DIR, or the cache's) cannot be read by this user: its permissions, not the book.
+MODEL_FOLDER_UNREADABLE = (
+    "Không đọc được thư mục mô hình {folder} ({reason}): đây là sự cố kỹ thuật, không phải Dược thư thiếu dữ "
+    "liệu. Hãy báo quản trị viên cấp quyền đọc thư mục này cho người dùng đang chạy ứng dụng (hoặc đặt "
+    "DUOCTHU_MODELS_DIR tới một thư mục đọc được); trong lúc đó hãy dùng chế độ trích nguyên văn."
+)
 GREETING = (
     "Xin chào! Tôi tra cứu Dược thư Quốc gia Việt Nam 2018. Hãy hỏi về liều dùng, chỉ định, chống chỉ định, "
     "tương tác, thời kỳ mang thai/cho con bú, bảo quản... của một thuốc; mọi câu trả lời đều trích trang sách."

@@ -69,6 +69,21 @@ def models_dir() -> Path:
     return Path(os.environ.get(ENV_MODELS_DIR) or (cache_dir() / "models"))
 
 
+def first_unreadable(path: Path) -> Path:
+    """The outermost folder on the way to `path` this user cannot list (what an admin must give access to), or
+    `path` itself when every folder above it can be listed."""
+    path = Path(path).absolute()
+    for folder in (*reversed(path.parents), path):
+        try:
+            if folder.is_dir():
+                os.listdir(folder)
+        except PermissionError:
+            return folder
+        except OSError:
+            continue
+    return path
+
+
 def settings_file() -> Path:
     return Path(os.environ.get(ENV_CONFIG_DIR) or platformdirs.user_config_dir(APP_NAME)) / "settings.json"
 

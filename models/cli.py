@@ -13,9 +13,14 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 
+from duocthu_desktop import settings
 from duocthu_desktop.errors import ModelError
 from models import embedding_gemma, gguf
+
+MODELS_FOLDER = ("không đọc/ghi được {where} ({reason}): hãy cấp quyền cho người dùng này trên thư mục mô hình, "
+                 "hoặc đặt DUOCTHU_MODELS_DIR tới một thư mục dùng được")
 
 
 def _log(message: str) -> None:
@@ -51,6 +56,10 @@ def main(argv: list[str] | None = None) -> int:
                     _log(f"{spec.file_name} ready at {gguf.prepare(spec, force=args.force, log=_log)}")
     except ModelError as err:
         _log("error: " + " ".join(str(err).splitlines()))
+        return 2
+    except OSError as err:  # the models folder cannot be read or written by this user (its permissions)
+        where = settings.first_unreadable(Path(err.filename or settings.models_dir()))
+        _log("error: " + MODELS_FOLDER.format(where=where, reason=err.strerror or err))
         return 2
     _log(f"{embedding_gemma.MODEL_ID} ready at {folder} ({time.monotonic() - started:.1f} s)")
     print(folder)

@@ -27,6 +27,7 @@ from duocthu_desktop.messages import (
     DISCLAIMER,
     EMBEDDER_UNAVAILABLE,
     INDEX_UNAVAILABLE,
+    MODEL_FOLDER_UNREADABLE,
     QUESTION_TOO_LONG,
     SERVER_UNAVAILABLE,
     message_for,
@@ -74,7 +75,12 @@ FACT_SECTIONS = ("chong_chi_dinh", "than_trong", "thoi_ky_mang_thai")
 
 
 class EngineUnavailable(Exception):
-    """The requested answer engine cannot run (no model, or not built yet)."""
+    """The requested answer engine cannot run (no model, or not built yet). `message`, when given, is what a
+    turn tells the person instead of provider_unavailable's general words (Vietnamese)."""
+
+    def __init__(self, reason: str, message: str | None = None) -> None:
+        super().__init__(reason)
+        self.message = message
 
 
 def load_engine(name: str, settings: Settings | None = None) -> AnswerEngine:
@@ -97,13 +103,19 @@ def load_writer(settings: Settings | None = None):
         from models import gguf
 
         model = gguf.model_path()
-    if not Path(model).is_file():
-        raise EngineUnavailable(f"no GGUF model at {model}: run `duocthu-models prepare` or pass --model GGUF")
     try:
+        if not Path(model).is_file():
+            raise EngineUnavailable(f"no GGUF model at {model}: run `duocthu-models prepare` or pass --model GGUF")
         return LlamaCppModel(Path(model), n_ctx=settings.context_size if settings else 4096,
                              threads=settings.threads if settings else None)
     except ProviderError as err:
         raise EngineUnavailable(str(err)) from err
+    except OSError as err:  # the models folder cannot be read (its permissions), said as such, not as a bug
+        from duocthu_desktop.settings import first_unreadable
+
+        folder = first_unreadable(Path(model).parent)
+        raise EngineUnavailable(f"cannot read the models folder {folder} ({err.strerror or err})",
+                                MODEL_FOLDER_UNREADABLE.format(folder=folder, reason=err.strerror or err)) from err
 
 
 class Assistant:
@@ -127,6 +139,8 @@ class Assistant:
         self.catalog = catalog or Catalog(service.monographs, service.all_chunks())
         self.engine: AnswerEngine | None = engine
         self.engine_error: str | None = None
+        self.engine_message: str | None = None  # what an abstention says when the engine is unavailable, if not
+        # provider_unavailable's own words (e.g. which models folder cannot be read)
         # each drug's printed title and the name the catalog shows: a block title may repeat a digit of a drug's
         # name ("Vitamin B12") that its quotes do not print
         self._titles = {m.drug_id: f"{m.title} {self.catalog.title(m.drug_id)}"
@@ -142,6 +156,7 @@ class Assistant:
                 self.writer = GenerativeWriter(load_writer(self.settings), self.catalog.title)
         except EngineUnavailable as err:
             self.engine, self.engine_error = None, str(err)  # every answer then abstains: provider_unavailable
+            self.engine_message = err.message
             log.warning("engine %s unavailable: %s", self.engine_name, err)
         data = Path(self.settings.data_dir)
         self.conversations = conversations or ConversationStore(data / CONVERSATIONS_FILE)
@@ -307,7 +322,7 @@ class Assistant:
             warn = decision.action == "clarify" and decision.warn_first
             return self._warn_first(frame, answer, evidence) if warn else answer
         if self.engine is None:
-            return abstain(Reason.PROVIDER_UNAVAILABLE)
+            return abstain(Reason.PROVIDER_UNAVAILABLE, self.engine_message)
         if decision.action == "interaction":
             return self._interaction(frame, evidence)
         if decision.action == "condition":
