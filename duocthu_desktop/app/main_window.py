@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from duocthu_desktop import in_use
 from duocthu_desktop.app import operations, style
 from duocthu_desktop.app.answer_card import PastAnswer
 from duocthu_desktop.app.browser import FormularyBrowser
@@ -40,7 +41,7 @@ from duocthu_desktop.app.source_viewer import SourceViewer
 from duocthu_desktop.errors import DuocthuError
 from duocthu_desktop.payload import AnswerPayload, Citation
 from duocthu_desktop.qa.conversation.memory import ConversationSummary, store_key
-from duocthu_desktop.settings import Settings, apply_threads, data_dir, settings_file
+from duocthu_desktop.settings import ONE_OFF, Settings, apply_threads, data_dir, settings_file
 
 log = logging.getLogger(__name__)
 
@@ -93,15 +94,18 @@ def same_folder(a: Path, b: Path) -> bool:
         return False
 
 
-def remember_index(index_dir: Path) -> None:
-    """A first build's folder is saved in settings, so the next start opens it (an index already set is kept)."""
+def remember_index(index_dir: Path) -> bool:
+    """A first build's folder is saved in settings, so the next start opens it (an index already set is kept);
+    True when it was saved."""
     saved = Settings.read_saved(settings_file())
     if saved.get("index_dir") or index_dir == data_dir() / SAMPLE_INDEX:
-        return
+        return False
     try:
         Settings.save_changes(index_dir=str(index_dir))  # only this key: nothing a flag or the environment gave
     except (OSError, ValueError) as err:
         log.warning("index folder not saved in settings: %s", err)
+        return False
+    return True
 
 
 class MainWindow(QMainWindow):
@@ -408,9 +412,9 @@ class MainWindow(QMainWindow):
     # ---- rebuilding ---------------------------------------------------------------------------------------
 
     def rebuild_target(self) -> Path:
-        if self.session is not None and self.session.index_dir is not None:
-            return self.session.index_dir
-        return default_index(self.settings) or data_dir() / "index"
+        """The index folder in use, unless it is the bundle's or read-only: then the data folder's own."""
+        open_index = self.session.index_dir if self.session is not None else None
+        return in_use.rebuild_target(self.settings, open_index or default_index(self.settings))
 
     def show_rebuild(self) -> RebuildDialog:
         pdf = self.session.pdf_path if self.session is not None else self.pdf
@@ -436,10 +440,11 @@ class MainWindow(QMainWindow):
         self.session = None
         self._set_ready(False)
         self.status_label.setText(REOPENING)
-        self.settings = self.settings.model_copy(update={"index_dir": Path(index_dir)})
+        source = self.settings.source_of("index_dir")
+        if remember and source not in ONE_OFF and remember_index(Path(index_dir)):
+            source = "saved"  # a one-off --index or DUOCTHU_INDEX is never written into the settings
+        self.settings = self.settings.with_value("index_dir", Path(index_dir), source)
         self.pdf = Path(pdf) if pdf else self.pdf
-        if remember:
-            remember_index(Path(index_dir))
         settings, opener, chosen = self.settings, self.opener, self.pdf
 
         def work(task: operations.Task) -> Session:
@@ -495,7 +500,7 @@ class MainWindow(QMainWindow):
         return QApplication.font().pointSizeF() if QApplication.font().pointSizeF() > 0 else 10.0
 
     def show_settings(self) -> SettingsDialog:
-        dialog = SettingsDialog(self)
+        dialog = SettingsDialog(self, in_use=in_use.in_use(self.settings))
         dialog.setFont(self.font())
         dialog.saved.connect(self.settings_saved)
         dialog.show()
@@ -503,7 +508,7 @@ class MainWindow(QMainWindow):
 
     def settings_saved(self, changed: dict) -> None:
         """Apply what the dialog changed: the text size and the PDF at once; the index reopened for the rest."""
-        self.settings = Settings.model_validate({**self.settings.model_dump(), **changed})
+        self.settings = self.settings.with_saved(changed)
         if "text_size" in changed:
             self.text_pt = self.settings.text_size or self._system_text_pt()
             style.set_text_size(self, self.text_pt)

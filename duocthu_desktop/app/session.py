@@ -16,22 +16,21 @@ from pathlib import Path
 from duocthu_desktop.app.history import PastTurn, citation_of, past_turns
 from duocthu_desktop.artifacts import PAGES_FILE, Chunk, Monograph, PageMap
 from duocthu_desktop.errors import IndexError_
+from duocthu_desktop.in_use import SAMPLE_INDEX, index_in_use  # noqa: F401 - SAMPLE_INDEX, for the window
 from duocthu_desktop.payload import AnswerPayload, Citation
 from duocthu_desktop.pdf_locate import LocatorProcess
-from duocthu_desktop.settings import Settings, data_dir
+from duocthu_desktop.settings import Settings
 
 log = logging.getLogger(__name__)
 
-SAMPLE_INDEX = "sample-index"  # where scripts/setup.sh builds the sample book's index
 RELEASED = "Chỉ mục đang được thay bằng bản vừa dựng lại; hãy hỏi lại sau giây lát."
 
 
 def default_index(settings: Settings) -> Path | None:
-    """The index to open: the settings' (flag > environment > saved), else the sample index setup built."""
-    if settings.index_dir is not None:
-        return Path(settings.index_dir)
-    sample = data_dir() / SAMPLE_INDEX
-    return sample if sample.is_dir() else None
+    """The index to open: the settings' (flag > environment > saved), else the one rebuilt into the data folder,
+    the bundle's, or the sample index setup built (duocthu_desktop.in_use)."""
+    found = index_in_use(settings)
+    return Path(found.value) if found.value else None
 
 
 def recorded_pdf_path(index_dir: Path | None) -> Path | None:

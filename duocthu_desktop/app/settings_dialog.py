@@ -1,7 +1,8 @@
 """The settings dialog: the formulary PDF, the index folder, the engine and its GGUF model, threads, text size.
 
-It shows and writes the saved settings (the platformdirs config file), not values a flag or the environment gave
-this run, so saving never freezes a one-off `--index` into the file.
+Its fields show and write the saved settings (the platformdirs config file), not values a flag or the environment
+gave this run, so saving never freezes a one-off `--index` into the file. Beside them, "Đang dùng" says what this
+run uses and where each came from (duocthu_desktop.in_use decides; this only shows it).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import logging
 from pathlib import Path
 
 from pydantic import ValidationError
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
+    QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -27,8 +29,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from duocthu_desktop import in_use as in_use_
 from duocthu_desktop.app import style
-from duocthu_desktop.settings import Settings, settings_file
+from duocthu_desktop.settings import InUse, Settings, settings_file
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +42,9 @@ CHOOSE = "Chọn…"
 SAVE, CANCEL = "Lưu", "Hủy"
 AUTO, SYSTEM = "Tự động", "Theo hệ thống"
 FROM_INDEX = "(tệp mà chỉ mục được dựng từ)"
-SAMPLE = "(chỉ mục mẫu)"
+INDEX_DEFAULT = "(mặc định: xem « Đang dùng »)"
+MODEL_DEFAULT = "(mặc định: {name})"
+IN_USE = "Đang dùng"
 ENGINES = (("extractive", "Trích nguyên văn"), ("generative", "Mô hình ngôn ngữ (tệp GGUF)"))
 LATER = "Chỉ mục, chế độ và mô hình: chỉ mục được mở lại khi lưu. Số luồng: có hiệu lực khi khởi động lại."
 NOT_FILE = "{what}: không tìm thấy tệp {path}"
@@ -55,14 +60,17 @@ class SettingsDialog(QDialog):
 
     saved = Signal(dict)
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent=None, in_use: list[InUse] | None = None) -> None:
+        """`in_use`: what this run uses (duocthu_desktop.in_use.in_use), shown under "Đang dùng"."""
         super().__init__(parent)
         self.setWindowTitle(TITLE)
         self.setMinimumWidth(560)
         self.before = Settings.read_saved(settings_file())
+        self.in_use = in_use if in_use is not None else in_use_.in_use(Settings.load())
+        gguf = next((item for item in self.in_use if item.key == "gguf_model"), None)
         self.pdf = self._path_row(PDF_FILTER, FROM_INDEX)
-        self.index = self._path_row(None, SAMPLE)
-        self.model = self._path_row(GGUF_FILTER, "")
+        self.index = self._path_row(None, INDEX_DEFAULT)
+        self.model = self._path_row(GGUF_FILTER, MODEL_DEFAULT.format(name=gguf.name) if gguf and gguf.name else "")
         self.engine = QComboBox()
         for value, label in ENGINES:
             self.engine.addItem(label, value)
@@ -84,6 +92,18 @@ class SettingsDialog(QDialog):
         form.addRow(TEXT_SIZE, self.text_size)
         note = QLabel(LATER)
         note.setWordWrap(True)
+        self.in_use_labels: dict[str, QLabel] = {}
+        used = QFormLayout()
+        for item in self.in_use:
+            title, text = in_use_.describe(item)
+            label = QLabel(text)
+            label.setObjectName(f"inUse_{item.key}")
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.in_use_labels[item.key] = label
+            used.addRow(title, label)
+        used_box = QGroupBox(IN_USE)
+        used_box.setLayout(used)
         self.error = QLabel()
         self.error.setObjectName("pdfWarning")
         style.emphasise(self.error, style.WARNING_FG)
@@ -97,6 +117,7 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(note)
+        layout.addWidget(used_box)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
 
