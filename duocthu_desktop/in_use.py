@@ -34,10 +34,14 @@ def index_in_use(settings: Settings) -> InUse:
     if settings.index_dir is not None:
         path = Path(settings.index_dir)
         return InUse(key="index_dir", value=str(path), source=settings.source_of("index_dir"), present=path.is_dir())
+    from duocthu_desktop.retrieval.index_folder import settle
+
     data = Path(settings.data_dir)
     bundled = bundled_index_dir()
     for path, source, name in ((data / REBUILT_INDEX, "default", "rebuilt"), (bundled, "bundled", "bundled"),
                                (data / SAMPLE_INDEX, "default", "sample")):
+        if path is not None and source != "bundled":
+            settle(Path(path))  # a rebuild killed mid-swap must not make the app fall back to another index
         if path is not None and Path(path).is_dir():
             return InUse(key="index_dir", value=str(path), source=source, present=True, name=name)
     return InUse(key="index_dir", value=None, source="default", present=False)

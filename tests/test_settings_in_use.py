@@ -97,3 +97,16 @@ def test_every_row_of_what_is_in_use_names_a_source(clean, tmp_path):
     said = {r.key: in_use.describe(r)[1] for r in rows}
     assert said["index_dir"].endswith("Nguồn: tham số dòng lệnh (chỉ lần chạy này, không lưu)")
     assert said["data_dir"].endswith(f"Nguồn: biến môi trường {ENV_DATA_DIR} (chỉ lần chạy này, không lưu)")
+
+
+def test_a_rebuild_killed_mid_swap_in_the_data_folder_is_finished_before_the_default_is_chosen(clean, tmp_path):
+    """Killed between its renames, a rebuild into the data folder leaves `.index.new` and no `index`: the app
+    must open that new index, not fall back to the sample index beside it."""
+    data = tmp_path / "data"
+    (data / in_use.SAMPLE_INDEX).mkdir(parents=True)
+    whole = data / ".index.new"
+    whole.mkdir()
+    (whole / "manifest.json").write_text("{}", encoding="utf-8")
+    found = in_use.index_in_use(Settings.load())
+    assert (found.value, found.name) == (str(data / in_use.REBUILT_INDEX), "rebuilt")
+    assert not whole.exists()
