@@ -222,7 +222,11 @@ def swap_in(staging: Path, target: Path, owned: Owned = _any_folder) -> None:
     os.replace(staging, new)  # whole, and named so: from here a killed swap is finished, not lost
     _fsync_dir(target.parent)
     _step("marked")
-    os.replace(target, old)
+    try:
+        os.replace(target, old)  # Windows refuses while a file in `target` is open: nothing has changed yet
+    except BaseException:
+        shutil.rmtree(new, ignore_errors=True)
+        raise
     _step("moved_aside")
     try:
         os.replace(new, target)

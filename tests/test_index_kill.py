@@ -186,3 +186,26 @@ def test_an_open_waits_for_a_build_that_holds_the_lock_mid_swap(tmp_path, first_
         assert out.is_dir()
     finally:
         builder.join()
+
+
+def test_a_swap_the_system_refuses_leaves_the_old_folder_and_no_copy_beside_it(tmp_path, monkeypatch):
+    """Windows cannot move a folder aside while a file in it is open: the build fails, the old folder stays at
+    `--out`, and the whole new folder is not left beside it taking the disk."""
+    from duocthu_desktop import atomic
+
+    out = tmp_path / "index"
+    out.mkdir()
+    (out / "manifest.json").write_text("old", encoding="utf-8")
+    monkeypatch.setattr(atomic, "EXCHANGE", False)
+    real_replace = os.replace
+
+    def in_use(src, dst):
+        if Path(src) == out.resolve():
+            raise PermissionError(13, "The process cannot access the file", str(src))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(atomic.os, "replace", in_use)
+    with pytest.raises(PermissionError), atomic.staged_dir(out) as staging:
+        (staging / "manifest.json").write_text("new", encoding="utf-8")
+    assert (out / "manifest.json").read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index"]
