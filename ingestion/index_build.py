@@ -11,10 +11,8 @@ A disk that fills up or refuses writes while Chroma writes comes out as OSError,
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
-import os
 import shutil
 import time
 from pathlib import Path
@@ -39,6 +37,7 @@ from duocthu_desktop.retrieval.manifest import (
 )
 from duocthu_desktop.retrieval.service import INDICATION_SECTION
 from duocthu_desktop.retrieval.types import Embedder, EmbedKind
+from ingestion.out_folder import disk_failure
 from ingestion.progress import Progress
 
 # The sections a dense search ranks: today only Chỉ định (RetrievalService._dense_indication), so only their
@@ -223,33 +222,3 @@ def _check(
         framed = store.get({"drug_id": probe.drug_id, "section_key": probe.section_key})
         if probe not in framed:
             raise IndexError_(f"index check failed: {probe.chunk_id} does not read back as it was written")
-
-
-_DISK_FULL = ("disk is full", "no space left", "(code: 13)")
-# Less free space than this where a Chroma write failed, and the failure is read as a full disk: Chroma's
-# compaction says only "Error in compaction: Failed to apply logs to the metadata segment" when it cannot grow.
-FULL_BELOW_BYTES = 8 << 20
-_NO_WRITE = ("readonly database", "read-only", "permission denied", "(code: 8)")
-
-
-def disk_failure(err: BaseException, where: Path) -> OSError | None:
-    """The OSError behind a failed Chroma write, if the disk was full or refused writes (SQLite reports both
-    as its own error types and codes, possibly wrapped, and Chroma's compaction as neither: then the free space
-    left on `where`'s disk says it); None for any other failure."""
-    seen: set[int] = set()
-    current: BaseException | None = err
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, OSError):
-            return current
-        text = str(current).lower()
-        for words, code in ((_DISK_FULL, errno.ENOSPC), (_NO_WRITE, errno.EACCES)):
-            if any(w in text for w in words):
-                return OSError(code, os.strerror(code), str(where))
-        current = current.__cause__ or current.__context__
-    try:
-        if shutil.disk_usage(where if Path(where).exists() else Path(where).parent).free < FULL_BELOW_BYTES:
-            return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(where))
-    except OSError:
-        pass
-    return None

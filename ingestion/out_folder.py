@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,6 +85,36 @@ def refuse_foreign(out: Path) -> None:
         )
     if not os.access(out, os.W_OK):
         raise write_refused(out, PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(out)))
+
+
+_DISK_FULL = ("disk is full", "no space left", "(code: 13)")
+# Less free space than this where a Chroma write failed, and the failure is read as a full disk: Chroma's
+# compaction says only "Error in compaction: Failed to apply logs to the metadata segment" when it cannot grow.
+FULL_BELOW_BYTES = 8 << 20
+_NO_WRITE = ("readonly database", "read-only", "permission denied", "(code: 8)")
+
+
+def disk_failure(err: BaseException, where: Path) -> OSError | None:
+    """The OSError behind a failed Chroma write, if the disk was full or refused writes (SQLite reports both
+    as its own error types and codes, possibly wrapped, and Chroma's compaction as neither: then the free space
+    left on `where`'s disk says it); None for any other failure."""
+    seen: set[int] = set()
+    current: BaseException | None = err
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError):
+            return current
+        text = str(current).lower()
+        for words, code in ((_DISK_FULL, errno.ENOSPC), (_NO_WRITE, errno.EACCES)):
+            if any(w in text for w in words):
+                return OSError(code, os.strerror(code), str(where))
+        current = current.__cause__ or current.__context__
+    try:
+        if shutil.disk_usage(where if Path(where).exists() else Path(where).parent).free < FULL_BELOW_BYTES:
+            return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(where))
+    except OSError:
+        pass
+    return None
 
 
 def write_refused(out: Path, err: OSError) -> InputRefused:

@@ -290,7 +290,7 @@ def _write(result: BuildResult, out: Path, embed: bool, progress: bool, steps: P
         steps.step("write", 1, 1)
         if embed:
             try:
-                from ingestion.index_build import build_index, disk_failure
+                from ingestion.index_build import build_index
             except ImportError as exc:
                 raise DuocthuError(
                     "the index builder (ingestion.index_build) is not installed; rerun with --no-embed"
@@ -302,7 +302,7 @@ def _write(result: BuildResult, out: Path, embed: bool, progress: bool, steps: P
                 build_index(staging, result.chunks, result.monographs, progress=progress and sys.stderr.isatty(),
                             **extra)
             except Exception as err:  # a full disk, wherever Chroma noticed it (its reopen check included)
-                disk = None if isinstance(err, (BuildCancelled, InputRefused)) else disk_failure(err, staging)
+                disk = None if isinstance(err, (BuildCancelled, InputRefused)) else out_folder.disk_failure(err, staging)
                 if disk is None:  # judged here, while the half-written staging folder still holds the space
                     raise
                 raise disk from err
