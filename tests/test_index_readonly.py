@@ -139,3 +139,15 @@ def test_a_full_disk_while_copying_is_one_line_and_leaves_nothing_half_copied(tm
     with pytest.raises(IndexError_, match="đĩa đầy"):
         _open(scripted_read_only, data)
     assert not [p for p in (data / index_folder.COPIES_DIR).iterdir() if p.is_dir()]
+
+
+def test_a_read_only_folder_the_check_misses_is_copied_when_chroma_refuses_it(tmp_path, read_only_mount,
+                                                                              monkeypatch):
+    """On Windows a folder under Program Files passes os.access(W_OK); Chroma's own refusal then leads to the copy."""
+    monkeypatch.setattr(index_folder, "writable", lambda folder: True)
+    service = _open(read_only_mount, tmp_path / "data")
+    try:
+        assert service.index_dir.parent == tmp_path / "data" / index_folder.COPIES_DIR
+        _answers(service)
+    finally:
+        service.close()

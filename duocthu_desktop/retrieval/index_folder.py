@@ -64,6 +64,19 @@ def writable(index_dir: Path) -> bool:
         return True
 
 
+READ_ONLY_WORDS = ("readonly database", "read-only file system", "(code: 8)")
+
+
+def refused_as_read_only(err: BaseException) -> bool:
+    """Chroma refused to open a database it may not write (SQLite's "attempt to write a readonly database")."""
+    seen: BaseException | None = err
+    while seen is not None:
+        if any(word in str(seen).lower() for word in READ_ONLY_WORDS):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def copy_dir_for(index_dir: Path, data: Path) -> Path:
     """The copy's folder: named for the original's path and its manifest, so a rebuilt original gets a new copy."""
     index_dir = Path(index_dir).resolve()

@@ -226,7 +226,13 @@ class RetrievalService:
         if url:
             store = ChromaStore.connect(url, manifest.collection)
         else:
-            store = ChromaStore.open_persistent(index_dir / CHROMA_DIR, manifest.collection)
+            try:
+                store = ChromaStore.open_persistent(index_dir / CHROMA_DIR, manifest.collection)
+            except IndexError_ as err:  # read-only where `writable` could not tell (Windows' Program Files)
+                if not index_folder.refused_as_read_only(err):
+                    raise
+                index_dir = index_folder.readable_copy(index_dir, settings.data_dir if settings else None)
+                store = ChromaStore.open_persistent(index_dir / CHROMA_DIR, manifest.collection)
         try:
             count = store.count()
         except Exception as err:
