@@ -151,3 +151,18 @@ def test_a_read_only_folder_the_check_misses_is_copied_when_chroma_refuses_it(tm
         _answers(service)
     finally:
         service.close()
+
+
+def test_an_updated_read_only_index_is_copied_again_and_the_older_copy_removed(tmp_path, scripted_read_only):
+    data = tmp_path / "data"
+    _open(scripted_read_only, data).close()
+    first = [p for p in (data / index_folder.COPIES_DIR).iterdir() if p.is_dir()]
+    manifest = scripted_read_only / "manifest.json"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace('"built_at": "', '"built_at": "1', 1),
+                        encoding="utf-8")  # what a new build of the bundle's index changes
+    service = _open(scripted_read_only, data)
+    try:
+        now = [p for p in (data / index_folder.COPIES_DIR).iterdir() if p.is_dir()]
+        assert len(first) == len(now) == 1 and now[0] != first[0] and service.index_dir == now[0]
+    finally:
+        service.close()

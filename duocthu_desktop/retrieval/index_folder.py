@@ -80,9 +80,21 @@ def refused_as_read_only(err: BaseException) -> bool:
 def copy_dir_for(index_dir: Path, data: Path) -> Path:
     """The copy's folder: named for the original's path and its manifest, so a rebuilt original gets a new copy."""
     index_dir = Path(index_dir).resolve()
-    key = hashlib.sha256(str(index_dir).encode("utf-8"))
-    key.update(file_sha256(index_dir / MANIFEST_FILE).encode("ascii"))
-    return Path(data) / COPIES_DIR / f"{index_dir.name}-{key.hexdigest()[:16]}"
+    built = file_sha256(index_dir / MANIFEST_FILE)[:8]
+    return Path(data) / COPIES_DIR / f"{_copy_prefix(index_dir)}{built}"
+
+
+def _copy_prefix(index_dir: Path) -> str:
+    """What every copy of one original folder's name starts with, whichever build it holds."""
+    return f"{index_dir.name}-{hashlib.sha256(str(index_dir).encode('utf-8')).hexdigest()[:8]}-"
+
+
+def _remove_older_copies(index_dir: Path, keep: Path) -> None:
+    """Copies of earlier builds of the same original (the bundle was updated): not opened again, so removed
+    (where one is still open elsewhere, as on Windows, it stays until the next copy)."""
+    for older in keep.parent.glob(f"{_copy_prefix(Path(index_dir).resolve())}*"):
+        if older != keep and looks_like_index(older):
+            shutil.rmtree(older, ignore_errors=True)
 
 
 def _files(folder: Path) -> dict[str, Path]:
@@ -127,6 +139,7 @@ def readable_copy(index_dir: Path, data: Path | None = None) -> Path:
     except OSError as err:
         reason = "đĩa đầy" if err.errno == errno.ENOSPC else (err.strerror or type(err).__name__)
         raise IndexError_(COPY_FAILED.format(where=index_dir, dest=dest.parent, reason=reason)) from err
+    _remove_older_copies(index_dir, dest)
     log.warning("index at %s is read-only: opened from a verified copy at %s", index_dir, dest)
     return dest
 
