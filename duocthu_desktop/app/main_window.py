@@ -401,6 +401,8 @@ class MainWindow(QMainWindow):
     # ---- rebuilding ---------------------------------------------------------------------------------------
 
     def rebuild_target(self) -> Path:
+        if self.settings.chroma_url:  # server mode: the session reads the server's files, never rebuilt here
+            return Path(self.settings.index_dir) if self.settings.index_dir else data_dir() / "index"
         if self.session is not None and self.session.index_dir is not None:
             return self.session.index_dir
         return default_index(self.settings) or data_dir() / "index"

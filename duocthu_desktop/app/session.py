@@ -97,7 +97,7 @@ class Session:
         a worker process with `embed_in_worker`, as the window does: app.embed_process)."""
         from duocthu_desktop.qa.pipeline import Assistant
 
-        index_dir = default_index(settings)
+        index_dir = settings.index_dir if settings.chroma_url else default_index(settings)  # no sample fallback
         if index_dir is not None and settings.index_dir is None:
             settings = settings.model_copy(update={"index_dir": index_dir})
         embedder = None
@@ -111,6 +111,8 @@ class Session:
             if embedder is not None:
                 embedder.close()
             raise
+        # the folder answers are read from: the one given, its fallback, or the server's files fetched into the cache
+        index_dir = getattr(assistant.service, "index_dir", None) or index_dir
         session = cls(assistant, settings, index_dir, find_pdf(settings, index_dir, pdf_path), owns_index=True)
         if warm_up:
             assistant.warm_up()
