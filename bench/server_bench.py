@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from duocthu_desktop.settings import Settings
+
 ROOT = Path(__file__).resolve().parents[1]
 HEADING = "## Shared index on a Chroma server (issue 18)"
 QUESTION = "Chống chỉ định của metformin là gì?"
@@ -40,12 +42,33 @@ def _figure(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} ({min(values):.2f}–{max(values):.2f}, {len(values)} runs)"
 
 
+def _in_process(settings, env: dict | None = None) -> float:
+    """Assistant.open and the first answer, in this process (imports and the embedding model excluded)."""
+    from duocthu_desktop.qa.pipeline import Assistant
+
+    saved = {k: os.environ.get(k) for k in (env or {})}
+    os.environ.update(env or {})
+    try:
+        start = time.perf_counter()
+        assistant = Assistant.open(settings)
+        assistant.ask(QUESTION)
+        seconds = time.perf_counter() - start
+        assistant.service.close()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return seconds
+
+
 def measure(index: Path, runs: int) -> dict[str, list[float]]:
-    sys.path.insert(0, str(ROOT))
     from tests.chroma_server import running_chroma_server
 
     found: dict[str, list[float]] = {k: [] for k in (
-        "publish", "republish", "ask_local", "ask_server_cold", "ask_server_warm")}
+        "publish", "republish", "ask_local", "ask_server_cold", "ask_server_warm",
+        "open_local", "open_server_cold", "open_server_warm")}
     with tempfile.TemporaryDirectory(prefix="duocthu-server-bench-") as tmp:
         base = Path(tmp)
         env = {k: v for k, v in os.environ.items() if not k.startswith("DUOCTHU_")}
@@ -61,6 +84,10 @@ def measure(index: Path, runs: int) -> dict[str, list[float]]:
                 server_env = dict(env, DUOCTHU_CHROMA_URL=url, DUOCTHU_CACHE_DIR=str(base / f"cache-{run}"))
                 found["ask_server_cold"].append(_run(ask, server_env))
                 found["ask_server_warm"].append(_run(ask, server_env))
+                found["open_local"].append(_in_process(Settings(index_dir=index, data_dir=base / "data")))
+                cache = {"DUOCTHU_CACHE_DIR": str(base / f"cache-in-{run}")}
+                for key in ("open_server_cold", "open_server_warm"):
+                    found[key].append(_in_process(Settings(chroma_url=url, data_dir=base / "data"), cache))
     return found
 
 
@@ -72,6 +99,10 @@ def render(found: dict[str, list[float]], index: Path) -> str:
         ("Fresh `duocthu-ask`, start to first answer, from the folder (s)", "ask_local"),
         ("… from the server, first start on a desk (files fetched and checked) (s)", "ask_server_cold"),
         ("… from the server, files already cached (s)", "ask_server_warm"),
+        ("In one process (imports excluded): `Assistant.open` and the first answer, from the folder (s)",
+         "open_local"),
+        ("… from the server, files fetched and checked (s)", "open_server_cold"),
+        ("… from the server, files already cached (s)", "open_server_warm"),
     ]
     lines = [HEADING, "", f"`python -m bench.server_bench --index {index.name}` (the sample index, 320 chunks; "
              f"chromadb's own server on loopback; load {load:.2f}). Median (min–max, runs).", "",
