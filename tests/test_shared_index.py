@@ -269,3 +269,12 @@ def test_a_publish_stopped_half_way_leaves_the_server_serving_the_earlier_index(
         now = RetrievalService.open(None, Settings(chroma_url=url), HashingEmbedder(48))
         assert now.manifest.model_id == "hashing-fake-48"
         now.close()
+
+
+@pytest.mark.parametrize("text", ["", "one line, no end", "a\nb\n", "x" * 25 + "\n" + "y" * 3, "đ\r\nê\n\n"])
+def test_a_file_cut_into_pieces_joins_back_byte_for_byte(text):
+    from duocthu_desktop.retrieval.published import pieces_of
+
+    pieces = pieces_of(text.encode("utf-8"), limit=10)
+    assert "".join(pieces).encode("utf-8") == text.encode("utf-8")
+    assert all(len(p) <= 10 for p in pieces)

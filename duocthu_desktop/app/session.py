@@ -112,8 +112,9 @@ class Session:
                 embedder.close()
             raise
         # the folder answers are read from: the one given, its fallback, or the server's files fetched into the cache
-        index_dir = getattr(assistant.service, "index_dir", None) or index_dir
-        session = cls(assistant, settings, index_dir, find_pdf(settings, index_dir, pdf_path), owns_index=True)
+        served = getattr(assistant.service, "index_dir", None) or index_dir
+        pdf = find_pdf(settings, served, pdf_path) or (recorded_pdf_path(index_dir) if served != index_dir else None)
+        session = cls(assistant, settings, served, pdf, owns_index=True)
         if warm_up:
             assistant.warm_up()
         return session

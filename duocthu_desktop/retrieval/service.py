@@ -36,6 +36,7 @@ from duocthu_desktop.retrieval.manifest import (
     read_manifest,
     refuse_tampered,
 )
+from duocthu_desktop.retrieval.server import SERVER_HINT
 from duocthu_desktop.retrieval.types import (
     ChunkStore,
     Embedder,
@@ -98,7 +99,6 @@ def _read_store(what: str, call: Callable[[], T], location: str = "the index") -
                           f"{REBUILD_HINT}.") from err
 
 
-SERVER_HINT = "start the server again (or check DUOCTHU_CHROMA_URL); the index need not be rebuilt"
 
 
 def _is_server(location: str) -> bool:

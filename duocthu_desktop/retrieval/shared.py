@@ -85,6 +85,7 @@ class FailoverStore:
         self.active: ChromaStore = primary
         self._manifest = None
         self._notice: str | None = None
+        self._no_fallback = False  # found unusable once: not looked at again (nor logged) this session
 
     @property
     def location(self) -> str:
@@ -98,7 +99,10 @@ class FailoverStore:
         return notice
 
     def _local(self) -> ChromaStore | None:
-        """The folder's store if it holds what the server published, else None (said in the log)."""
+        """The folder's store if it holds what the server published, else None (said in the log, once)."""
+        if self._no_fallback:
+            return None
+        self._no_fallback = True
         try:
             local = read_manifest(self.folder)
         except IndexError_ as err:
@@ -111,10 +115,12 @@ class FailoverStore:
                         "(it opens at the next start)", self.folder, self.url)
             return None
         try:
-            return ChromaStore.open_persistent(self.folder / CHROMA_DIR, local.collection)
+            store = ChromaStore.open_persistent(self.folder / CHROMA_DIR, local.collection)
         except IndexError_ as err:
             log.warning("no fallback: %s", err)
             return None
+        self._no_fallback = False
+        return store
 
     def _call(self, name: str, *args):
         if self.active is not self.primary:
