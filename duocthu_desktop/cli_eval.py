@@ -312,7 +312,9 @@ def _main(argv: list[str] | None) -> int:
     except (OSError, ValueError, DuocthuError) as err:
         print(cli_ask.one_line(f"duocthu-eval: {err}"), file=sys.stderr)
         return 2
-    index_dir = Path(assistant.settings.index_dir) if assistant.settings.index_dir else None
+    # the folder the answers come from (in server mode, the server's files fetched into the cache)
+    index_dir = getattr(assistant.service, "index_dir", None) or (
+        Path(assistant.settings.index_dir) if assistant.settings.index_dir else None)
     # Turns are timed as the app runs them: with the embedding model already loaded (the app loads it at start-up).
     warm_up_seconds = assistant.warm_up()
     report = run_eval(assistant, cases, index_dir)

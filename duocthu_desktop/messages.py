@@ -26,6 +26,14 @@ SERVER_UNAVAILABLE = (
     "Máy chủ chỉ mục Chroma không phản hồi (sự cố kỹ thuật, không phải Dược thư thiếu dữ liệu). Hãy kiểm tra máy "
     "chủ đang chạy và địa chỉ DUOCTHU_CHROMA_URL, rồi thử lại; không cần dựng lại chỉ mục."
 )
+# Server mode with a local index configured as the fallback: said once, in one line, when it is used.
+FELL_BACK_AT_OPEN = (
+    "Không dùng được máy chủ chỉ mục Chroma ({url}); đang trả lời từ chỉ mục trên máy này ({folder})."
+)
+FELL_BACK_MID_SESSION = (
+    "Máy chủ chỉ mục Chroma ({url}) vừa ngừng phản hồi; từ câu này, câu trả lời lấy từ chỉ mục trên máy này "
+    "({folder}), cùng một bản chỉ mục."
+)
 # No Chỉ định holds the words asked and the search by meaning cannot run (embedding model missing, damaged or
 # refused by its hash; reason provider_unavailable): an outage, not "the book has no such drug".
 EMBEDDER_UNAVAILABLE = (

@@ -29,6 +29,8 @@ ENV_MODELS_DIR = "DUOCTHU_MODELS_DIR"  # where assembled model folders live
 ENV_DATA_DIR = "DUOCTHU_DATA_DIR"  # conversations and traces
 ENV_CACHE_DIR = "DUOCTHU_CACHE_DIR"  # embedding cache and other rebuildable things
 ENV_CHROMA_URL = "DUOCTHU_CHROMA_URL"  # server mode: http://host:port of a Chroma server
+ENV_CHROMA_TOKEN = "DUOCTHU_CHROMA_TOKEN"  # server mode: bearer token for the reverse proxy in front of it
+ENV_CHROMA_TIMEOUT = "DUOCTHU_CHROMA_TIMEOUT"  # server mode: seconds every HTTP call may take
 ENV_CONFIG_DIR = "DUOCTHU_CONFIG_DIR"  # where settings.json lives
 ENV_BUNDLED_INDEX = "DUOCTHU_BUNDLED_INDEX"  # the index shipped with a bundle (until the bundle's module says)
 BUNDLED_INDEX_NAME = "index"  # the folder beside a frozen app's executable holding its prebuilt index
@@ -120,7 +122,11 @@ class Settings(BaseModel):
     index_dir: Path | None = Field(None, description="Folder made by `duocthu-ingest build --out`.")
     gguf_model: Path | None = Field(None, description="Local GGUF for the generative engine; none = extractive only.")
     engine: str = Field("extractive", description="'extractive' (default) or 'generative'.")
-    chroma_url: str | None = Field(None, description="Server mode: URL of a Chroma server holding the index.")
+    chroma_url: str | None = Field(None, description="Server mode: URL of a Chroma server holding the index "
+                                   "`duocthu-ingest publish` put there; index_dir, if set too, is the fallback.")
+    chroma_token: str | None = Field(None, repr=False, description="Server mode: bearer token sent to the reverse "
+                                     "proxy in front of the server.")
+    chroma_timeout: float = Field(10.0, gt=0, le=600, description="Server mode: seconds any call to it may take.")
     embedding_model_dir: Path | None = Field(None, description="Assembled EmbeddingGemma folder; default in models_dir().")
     data_dir: Path = Field(default_factory=data_dir, description="Conversations and traces (SQLite).")
     pdf_path: Path | None = Field(None, description="The formulary PDF; none = the one the index was built from.")
@@ -136,7 +142,8 @@ class Settings(BaseModel):
         """Saved settings < environment < explicit arguments; each value's source is kept (`source_of`)."""
         values: dict = cls.read_saved(settings_file())
         sources: dict[str, Source] = dict.fromkeys(values, "saved")
-        for key, env in (("index_dir", ENV_INDEX), ("gguf_model", ENV_MODEL), ("chroma_url", ENV_CHROMA_URL)):
+        for key, env in (("index_dir", ENV_INDEX), ("gguf_model", ENV_MODEL), ("chroma_url", ENV_CHROMA_URL),
+                           ("chroma_token", ENV_CHROMA_TOKEN), ("chroma_timeout", ENV_CHROMA_TIMEOUT)):
             if os.environ.get(env):
                 values[key], sources[key] = os.environ[env], "environment"
         given = {"index_dir": index, "gguf_model": model, **overrides}

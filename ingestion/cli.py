@@ -28,9 +28,17 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--out", required=True, type=Path)
     b.add_argument("--no-embed", action="store_true", help="skip the embedding index")
     c = sub.add_parser("check", help="print the named gates of a built folder; exit 0 only if all are 0")
-    c.add_argument("dir", type=Path)
+    c.add_argument("dir", type=Path, nargs="?",
+                   help="the folder; without it, the index published on $DUOCTHU_CHROMA_URL")
     c.add_argument("--dosing", action="store_true",
                    help="also print the gold-free dose-row report per monograph (a report: the exit code is the gates')")
+    u = sub.add_parser("publish", help="copy a built index to a Chroma server the app reads with DUOCTHU_CHROMA_URL")
+    u.add_argument("dir", type=Path)
+    u.add_argument("--url", required=True, help="the Chroma server, http://host:port")
+    u.add_argument("--token", default=None,
+                   help="bearer token for the reverse proxy in front of the server ($DUOCTHU_CHROMA_TOKEN)")
+    u.add_argument("--timeout", type=float, default=None,
+                   help="seconds any call to the server may take ($DUOCTHU_CHROMA_TIMEOUT, default 10)")
     i = sub.add_parser("inspect", help="print one monograph's chunks, one section's, or its dose statements")
     i.add_argument("dir", type=Path)
     i.add_argument("--drug", required=True)
@@ -65,13 +73,38 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _publish(args: argparse.Namespace) -> int:
+    import time
+
+    from duocthu_desktop.retrieval.server import address_from
+    from ingestion.progress import TerminalBar
+    from ingestion.publish import publish
+
+    bar = TerminalBar() if sys.stderr.isatty() else None
+    start = time.perf_counter()
+    try:
+        done = publish(args.dir, address_from(args.url, args.token, args.timeout), on_progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    p = done.pointer
+    sent = f"uploaded {', '.join(done.uploaded)}" if done.uploaded else "already there, checked"
+    print(f"published {args.dir} to {args.url}: {p.chunk_count} chunks in {p.chunks_collection}, "
+          f"{len(p.files)} files in {p.files_collection} ({sent}), checked and switched in "
+          f"{time.perf_counter() - start:.1f}s" + (f"; deleted {', '.join(done.deleted)}" if done.deleted else ""),
+          file=sys.stderr)
+    return 0
+
+
 def _check(args: argparse.Namespace) -> int:
     """The named gates, then `artifact_mismatches` (ingestion.index_check): the artifacts against what the
     build recorded and the Chroma index against chunks.jsonl, each mismatch on its own `mismatch:` line."""
     from ingestion.gates import compute
     from ingestion.index_check import mismatches
 
-    folder = args.dir
+    folder, local_chroma = args.dir, True
+    if folder is None:  # the index a server publishes: its files fetched (and checked), its chunks read there
+        folder, local_chroma = _fetched_folder(), False
     try:
         monographs = artifacts.read_monographs(folder / artifacts.MONOGRAPHS_FILE)
         chunks = artifacts.read_chunks(folder / artifacts.CHUNKS_FILE)
@@ -82,7 +115,7 @@ def _check(args: argparse.Namespace) -> int:
             f"{folder}: not a complete ingest folder ({exc}); run duocthu-ingest build"
         ) from exc
     values, _ = compute(monographs, chunks, pages, report.get("page_facts", []))
-    found = mismatches(folder, monographs, chunks, pages)
+    found = mismatches(folder, monographs, chunks, pages, local_chroma=local_chroma)
     values["artifact_mismatches"] = len(found)
     for name, n in values.items():
         print(f"{name}: {n}")
@@ -92,6 +125,25 @@ def _check(args: argparse.Namespace) -> int:
     if args.dosing:
         _dosing_report(folder, chunks)
     return 0 if not any(values.values()) else 1
+
+
+def _fetched_folder() -> Path:
+    import os
+
+    from duocthu_desktop.retrieval.server import address_from
+    from duocthu_desktop.retrieval.shared import open_published
+    from duocthu_desktop.settings import ENV_CHROMA_URL
+
+    url = os.environ.get(ENV_CHROMA_URL)
+    if not url:
+        raise InputRefused("check needs a folder, or DUOCTHU_CHROMA_URL naming a server an index was published to")
+    try:
+        folder, store, _ = open_published(address_from(url))
+    except DuocthuError as err:
+        raise InputRefused(str(err)) from err
+    store.close()
+    print(f"checking the index published at {url} (its files fetched into {folder})", file=sys.stderr)
+    return folder
 
 
 def _digests_note(folder: Path) -> None:
@@ -166,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
             return _build(args)
         if args.command == "check":
             return _check(args)
+        if args.command == "publish":
+            return _publish(args)
         return _inspect(args)
     except KeyboardInterrupt:  # Ctrl+C: staged_dir has removed the half-built folder, the earlier one stays
         signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -26,6 +26,7 @@ from duocthu_desktop.retrieval.manifest import (
     chunks_sha256,
     count_mismatches,
     digest_mismatches,
+    file_sha256,
     read_manifest,
 )
 from duocthu_desktop.settings import ENV_CHROMA_URL
@@ -35,10 +36,12 @@ PROBES = 8  # chunks whose own stored vector must find them again (a damaged vec
 
 
 def mismatches(folder: Path, monographs: list[Monograph], chunks: list[Chunk], pages: PageMap,
-               server: str | None = None) -> list[str]:
+               server: str | None = None, local_chroma: bool = True) -> list[str]:
     """Every way the folder differs from what its build wrote, one line each; [] for a sound folder. The
     artifact files are checked against the sha256 the manifest records; the Chroma records, in the folder and on
-    the server `server` (default DUOCTHU_CHROMA_URL, when set), against chunks.jsonl and each chunk's sha256."""
+    the server `server` (default DUOCTHU_CHROMA_URL, when set), against chunks.jsonl and each chunk's sha256.
+    `local_chroma` False for the files a server published, fetched into the cache (no Chroma folder of their
+    own)."""
     folder = Path(folder)
     lines: list[str] = []
     manifest: IndexManifest | None = None
@@ -47,7 +50,7 @@ def mismatches(folder: Path, monographs: list[Monograph], chunks: list[Chunk], p
             manifest = read_manifest(folder)
         except IndexError_ as err:
             lines.append(f"{MANIFEST_FILE} unreadable: {err}")
-    elif (folder / CHROMA_DIR).exists():
+    elif local_chroma and (folder / CHROMA_DIR).exists():
         lines.append(f"{CHROMA_DIR}/ without {MANIFEST_FILE}: the index was never completed")
     lines += count_mismatches(folder, manifest, {MONOGRAPHS_FILE: len(monographs), CHUNKS_FILE: len(chunks)})
     lines += _drug_mismatches(monographs, chunks)
@@ -62,10 +65,11 @@ def mismatches(folder: Path, monographs: list[Monograph], chunks: list[Chunk], p
             if changed:
                 lines.append(f"{CHUNKS_FILE} holds {len(changed)} chunks that do not hash to the sha256 in "
                              f"{MANIFEST_FILE} ({_some(changed)})")
-        lines += chroma_mismatches(folder / CHROMA_DIR, manifest, chunks)
+        if local_chroma:
+            lines += chroma_mismatches(folder / CHROMA_DIR, manifest, chunks)
         url = os.environ.get(ENV_CHROMA_URL) if server is None else server
         if url:
-            lines += server_mismatches(url, manifest, chunks)
+            lines += server_mismatches(url, manifest, chunks, folder)
     return lines
 
 
@@ -94,12 +98,36 @@ def chroma_mismatches(chroma_dir: Path, manifest: IndexManifest, chunks: list[Ch
                                      manifest, chunks)
 
 
-def server_mismatches(url: str, manifest: IndexManifest, chunks: list[Chunk]) -> list[str]:
-    """The index's collection on the Chroma server at `url` against chunks.jsonl and the manifest's digests."""
-    from duocthu_desktop.retrieval.chroma_store import ChromaStore
+def server_mismatches(url: str, manifest: IndexManifest, chunks: list[Chunk], folder: Path | None = None
+                      ) -> list[str]:
+    """The index published on the Chroma server at `url` (retrieval.published) against chunks.jsonl and the
+    manifest's digests, and its files against the folder's (when `folder` is given)."""
+    from duocthu_desktop.errors import IndexError_
+    from duocthu_desktop.retrieval.published import read_pointer
+    from duocthu_desktop.retrieval.server import address_from, http_client
 
-    return _store_mismatches(lambda: ChromaStore.connect(url, manifest.collection), f"the server at {url}",
-                             manifest, chunks)
+    label = f"the server at {url}"
+    try:
+        client = http_client(address_from(url))
+        pointer = read_pointer(client, url)
+    except IndexError_ as err:
+        return [f"{label} cannot be read ({err})"]
+    if pointer is None:
+        return [f"{label} holds no published index (duocthu-ingest publish DIR --url {url})"]
+    lines: list[str] = []
+    if folder is not None:
+        for published in pointer.files:
+            path = Path(folder) / published.name
+            if path.is_file() and file_sha256(path) != published.sha256:
+                lines.append(f"{label} publishes a {published.name} other than the folder's (sha256 "
+                             f"{published.sha256[:12]}…)")
+
+    def opener():
+        from duocthu_desktop.retrieval.chroma_store import ChromaStore
+
+        return ChromaStore(client, client.get_collection(pointer.chunks_collection, embedding_function=None), url)
+
+    return lines + _store_mismatches(opener, label, manifest, chunks)
 
 
 def _store_mismatches(opener, label: str, manifest: IndexManifest, chunks: list[Chunk]) -> list[str]:

@@ -26,6 +26,12 @@ STAGES: dict[str, str] = {
     "check": "Kiểm tra chỉ mục",
     "swap": "Thay chỉ mục cũ bằng chỉ mục mới",
 }
+# The stages of `duocthu-ingest publish` (ingestion.publish), for the same terminal bar.
+PUBLISH_STAGES: dict[str, str] = {
+    "publish-chunks": "Gửi các đoạn và vector lên máy chủ",
+    "publish-files": "Gửi các tệp chỉ mục lên máy chủ",
+    "verify": "Kiểm tra bản trên máy chủ",
+}
 
 
 class BuildCancelled(DuocthuError):
@@ -74,7 +80,7 @@ class TerminalBar:
         if stage != self._stage:
             self.close()
             self._stage = stage
-            self._bar = tqdm(total=total, desc=STAGES.get(stage, stage), unit="", file=self.file, leave=True)
+            self._bar = tqdm(total=total, desc=STAGES.get(stage) or PUBLISH_STAGES.get(stage, stage), unit="", file=self.file, leave=True)
         bar = self._bar
         if bar.total != total:
             bar.total = total

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -12,6 +13,8 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+
+PROCESSES: dict[str, subprocess.Popen] = {}  # url -> the server process, for a test that stops it on purpose
 
 
 def _free_port() -> int:
@@ -34,6 +37,7 @@ def chroma_command() -> list[str]:
 def running_chroma_server(data_dir: Path, timeout: float = 60.0) -> Iterator[str]:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
+    data_dir.parent.mkdir(parents=True, exist_ok=True)
     log = open(data_dir.parent / f"chroma-server-{port}.log", "w")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
         [*chroma_command(), "run", "--path", str(data_dir), "--host", "127.0.0.1", "--port", str(port)],
@@ -53,8 +57,12 @@ def running_chroma_server(data_dir: Path, timeout: float = 60.0) -> Iterator[str
             if time.monotonic() > deadline:
                 raise RuntimeError(f"chroma server did not answer within {timeout:.0f} s; see {log.name}")
             time.sleep(0.3)
+        PROCESSES[url] = proc
         yield url
     finally:
+        PROCESSES.pop(url, None)
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGCONT)  # a test may have paused it
         proc.terminate()
         try:
             proc.wait(timeout=15)
@@ -62,3 +70,11 @@ def running_chroma_server(data_dir: Path, timeout: float = 60.0) -> Iterator[str
             proc.kill()
             proc.wait()
         log.close()
+
+
+def publish_to(folder: Path, url: str, token: str | None = None):
+    """Publish the index in `folder` to the server at `url` as `duocthu-ingest publish` does; the pointer."""
+    from duocthu_desktop.retrieval.server import ServerAddress
+    from ingestion.publish import publish
+
+    return publish(folder, ServerAddress(url=url, token=token)).pointer

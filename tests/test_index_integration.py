@@ -12,12 +12,11 @@ import pytest
 
 from duocthu_desktop import artifacts
 from duocthu_desktop.errors import IndexError_
-from duocthu_desktop.retrieval.chroma_store import ChromaStore, publish
 from duocthu_desktop.retrieval.fakes import HashingEmbedder
 from duocthu_desktop.retrieval.manifest import CHROMA_DIR, MANIFEST_FILE, read_manifest
 from duocthu_desktop.retrieval.service import RetrievalService
 from duocthu_desktop.settings import Settings
-from tests.chroma_server import running_chroma_server
+from tests.chroma_server import publish_to, running_chroma_server
 
 pytestmark = pytest.mark.integration
 
@@ -25,10 +24,8 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def chroma_url(tmp_path_factory, sample_index):
     """A Chroma server on loopback holding the sample index (published from the embedded one)."""
-    manifest = read_manifest(sample_index)
     with running_chroma_server(tmp_path_factory.mktemp("chroma-server") / "data") as url:
-        with ChromaStore.open_persistent(sample_index / CHROMA_DIR, manifest.collection) as local:
-            publish(local, url, manifest.collection).close()
+        publish_to(sample_index, url)
         yield url
 
 

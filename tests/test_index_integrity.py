@@ -18,12 +18,12 @@ import pytest
 
 from duocthu_desktop import artifacts, cli_ask
 from duocthu_desktop.errors import IndexError_
-from duocthu_desktop.retrieval.chroma_store import ChromaStore, point_id, publish
+from duocthu_desktop.retrieval.chroma_store import ChromaStore, point_id
 from duocthu_desktop.retrieval.manifest import CHROMA_DIR, DIGESTED_FILES, MANIFEST_FILE, read_manifest
 from duocthu_desktop.retrieval.service import RetrievalService
 from duocthu_desktop.settings import ENV_CHROMA_URL, Settings
 from ingestion.cli import main as ingest
-from tests.chroma_server import running_chroma_server
+from tests.chroma_server import publish_to, running_chroma_server
 
 pytestmark = pytest.mark.integration
 
@@ -170,15 +170,13 @@ def test_an_index_built_before_the_digests_opens_and_check_says_not_recorded(ind
 def test_a_dose_changed_on_the_chroma_server_is_refused_when_read_and_by_check(
     tmp_path, index_copy, ask_env, capsys, monkeypatch
 ):
-    manifest = read_manifest(index_copy)
     with running_chroma_server(tmp_path / "server") as url:
-        with ChromaStore.open_persistent(index_copy / CHROMA_DIR, manifest.collection) as local:
-            publish(local, url, manifest.collection).close()
+        published = publish_to(index_copy, url)
         monkeypatch.setenv(ENV_CHROMA_URL, url)
         assert ingest(["check", str(index_copy)]) == 0  # the sound server passes
         capsys.readouterr()
 
-        with ChromaStore.connect(url, manifest.collection) as server:  # one record changed, as a probe would
+        with ChromaStore.connect(url, published.chunks_collection) as server:  # one record changed, as a probe would
             got = server._collection.get(ids=[point_id(DOSE_CHUNK)], include=["metadatas", "documents", "embeddings"])
             meta = dict(got["metadatas"][0])
             assert PRINTED in meta["chunk_json"]

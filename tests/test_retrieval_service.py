@@ -33,16 +33,12 @@ def build_fake_index(folder: Path, cache_path: Path, embedder: HashingEmbedder |
 @pytest.fixture(scope="module")
 def fake_server_index(tmp_path_factory):
     """The hand-made index published to a real Chroma server on loopback (stopped after the module)."""
-    from duocthu_desktop.retrieval.chroma_store import ChromaStore, publish
-    from duocthu_desktop.retrieval.manifest import CHROMA_DIR, read_manifest
-    from tests.chroma_server import running_chroma_server
+    from tests.chroma_server import publish_to, running_chroma_server
 
     base = tmp_path_factory.mktemp("fake-server")
     folder = build_fake_index(base / "index", base / "cache.sqlite3")
-    manifest = read_manifest(folder)
     with running_chroma_server(base / "server-data") as url:
-        with ChromaStore.open_persistent(folder / CHROMA_DIR, manifest.collection) as local:
-            publish(local, url, manifest.collection).close()
+        publish_to(folder, url)
         yield folder, url
 
 
@@ -180,10 +176,20 @@ def test_server_mode_from_environment(fake_server_index, monkeypatch):
         service.close()
 
 
-def test_unreachable_server_is_a_clear_error(tmp_path):
-    from duocthu_desktop.errors import IndexError_
+def test_unreachable_server_is_a_clear_error_or_the_local_fallback_said_once(tmp_path, monkeypatch):
+    from duocthu_desktop.errors import ServerUnavailable
     from duocthu_desktop.settings import Settings
 
+    monkeypatch.setenv("DUOCTHU_CACHE_DIR", str(tmp_path / "cache"))
+    settings = Settings(chroma_url="http://127.0.0.1:9", chroma_timeout=2)
+    with pytest.raises(ServerUnavailable, match="does not answer within 2 s"):
+        RetrievalService.open(None, settings=settings, embedder=HashingEmbedder())
     folder = build_fake_index(tmp_path / "index", tmp_path / "cache.sqlite3")
-    with pytest.raises(IndexError_, match="unreachable"):
-        RetrievalService.open(folder, settings=Settings(chroma_url="http://127.0.0.1:9"), embedder=HashingEmbedder())
+    service = RetrievalService.open(folder, settings=settings, embedder=HashingEmbedder())
+    try:
+        assert service.store.location == str(folder / "chroma")
+        notice = service.take_notice()
+        assert "127.0.0.1:9" in notice and str(folder) in notice and "\n" not in notice
+        assert service.take_notice() is None  # said once
+    finally:
+        service.close()

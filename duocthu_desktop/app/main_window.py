@@ -412,7 +412,11 @@ class MainWindow(QMainWindow):
     # ---- rebuilding ---------------------------------------------------------------------------------------
 
     def rebuild_target(self) -> Path:
-        """The index folder in use, unless it is the bundle's or read-only: then the data folder's own."""
+        """The index folder in use, unless it is the bundle's or read-only: then the data folder's own. In server
+        mode the session reads the server's files, never rebuilt here: the local fallback folder (or the data
+        folder's own) is the target."""
+        if self.settings.chroma_url:
+            return Path(self.settings.index_dir) if self.settings.index_dir else data_dir() / "index"
         open_index = self.session.index_dir if self.session is not None else None
         return in_use.rebuild_target(self.settings, open_index or default_index(self.settings))
 

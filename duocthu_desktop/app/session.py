@@ -101,7 +101,7 @@ class Session:
         a worker process with `embed_in_worker`, as the window does: app.embed_process)."""
         from duocthu_desktop.qa.pipeline import Assistant
 
-        index_dir = default_index(settings)
+        index_dir = settings.index_dir if settings.chroma_url else default_index(settings)  # no sample fallback
         if index_dir is not None and settings.index_dir is None:
             settings = settings.model_copy(update={"index_dir": index_dir})
         embedder = None
@@ -115,7 +115,10 @@ class Session:
             if embedder is not None:
                 embedder.close()
             raise
-        session = cls(assistant, settings, index_dir, find_pdf(settings, index_dir, pdf_path), owns_index=True)
+        # the folder answers are read from: the one given, its fallback, or the server's files fetched into the cache
+        served = getattr(assistant.service, "index_dir", None) or index_dir
+        pdf = find_pdf(settings, served, pdf_path) or (recorded_pdf_path(index_dir) if served != index_dir else None)
+        session = cls(assistant, settings, served, pdf, owns_index=True)
         if warm_up:
             assistant.warm_up()
         return session

@@ -166,11 +166,11 @@ class Assistant:
     def open(cls, settings: Settings, engine_name: str | None = None, embedder=None) -> Assistant:
         from duocthu_desktop.retrieval.service import RetrievalService
 
-        if settings.index_dir is None:
+        if settings.index_dir is None and not settings.chroma_url:
             from duocthu_desktop.errors import IndexError_
 
-            raise IndexError_("No index given: pass --index DIR or set DUOCTHU_INDEX.")
-        service = RetrievalService.open(Path(settings.index_dir), settings, embedder)
+            raise IndexError_("No index given: pass --index DIR or set DUOCTHU_INDEX (or DUOCTHU_CHROMA_URL).")
+        service = RetrievalService.open(settings.index_dir and Path(settings.index_dir), settings, embedder)
         return cls(service, engine_name=engine_name or settings.engine, settings=settings)
 
     def warm_up(self) -> float:
@@ -263,6 +263,9 @@ class Assistant:
                                                              cancel=cancel, budget=budget)
             timings["generation"] = time.perf_counter() - step
             timings["model_calls"] = float(self.last_generation.calls)
+        notice = _take_notice(self.service)  # the index fell back from the server to this laptop's: said once
+        if notice:
+            answer = answer.model_copy(update={"message": join_messages(notice, answer.message)})
         step = time.perf_counter()
         payload = self._finish(answer, evidence)
         timings["grounding"] = time.perf_counter() - step
@@ -535,6 +538,11 @@ class Assistant:
             engine=answer.written_by or ("generative" if self.engine_name == "generative" else "extractive"),
             disclaimer=DISCLAIMER,
         )
+
+
+def _take_notice(service) -> str | None:
+    take = getattr(service, "take_notice", None)
+    return take() if callable(take) else None
 
 
 def _combine(answers: list[EngineAnswer]) -> EngineAnswer:

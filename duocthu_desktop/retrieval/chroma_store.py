@@ -128,18 +128,13 @@ class ChromaStore:
         return cls(client, col, str(path))
 
     @classmethod
-    def connect(cls, url: str, collection: str, create: bool = False) -> ChromaStore:
-        """Server mode: a Chroma server at `url` (http://host:port) holding the collection."""
-        from urllib.parse import urlparse
+    def connect(cls, url: str, collection: str, create: bool = False, address=None) -> ChromaStore:
+        """Server mode: a Chroma server at `url` (http://host:port) holding the collection; every call limited
+        in time, the bearer token sent (retrieval.server; `address` or DUOCTHU_CHROMA_TOKEN/_TIMEOUT)."""
+        from duocthu_desktop.retrieval.server import address_from, http_client
 
-        parsed = urlparse(url if "://" in url else f"http://{url}")
+        client = http_client(address or address_from(url))
         try:
-            client = chromadb.HttpClient(
-                host=parsed.hostname or "127.0.0.1",
-                port=parsed.port or (443 if parsed.scheme == "https" else 8000),
-                ssl=parsed.scheme == "https",
-                settings=_client_settings(),
-            )
             if create:
                 col = client.get_or_create_collection(collection, configuration={"hnsw": {"space": "cosine"}},
                                                       embedding_function=None)
@@ -259,10 +254,3 @@ class ChromaStore:
         metas, dists = got["metadatas"][0], got["distances"][0]
         return [(Chunk.model_validate_json(m["chunk_json"]), float(d)) for m, d in zip(metas, dists, strict=True)]
 
-
-def publish(source: ChromaStore, url: str, collection: str) -> ChromaStore:
-    """Copy an embedded index into a Chroma server (same ids, so publishing twice overwrites)."""
-    chunks, vectors = source.vectors()
-    target = ChromaStore.connect(url, collection, create=True)
-    target.add(chunks, vectors)
-    return target

@@ -36,6 +36,7 @@ from duocthu_desktop.retrieval.manifest import (
     read_manifest,
     refuse_tampered,
 )
+from duocthu_desktop.retrieval.server import SERVER_HINT
 from duocthu_desktop.retrieval.types import (
     ChunkStore,
     Embedder,
@@ -98,7 +99,6 @@ def _read_store(what: str, call: Callable[[], T], location: str = "the index") -
                           f"{REBUILD_HINT}.") from err
 
 
-SERVER_HINT = "start the server again (or check DUOCTHU_CHROMA_URL); the index need not be rebuilt"
 
 
 def _is_server(location: str) -> bool:
@@ -191,40 +191,58 @@ class RetrievalService:
         self.manifest = None  # the IndexManifest when opened from a folder
         self.index_dir: Path | None = None  # that folder
         self.dense_error: str | None = None  # why the last dense search could not run (a turn says so)
+        self.notice: str | None = None  # said once to the person: e.g. opened the fallback, the server being down
 
     # ---- opening an index folder ------------------------------------------------------------------
 
     @classmethod
-    def open(cls, index_dir: Path, settings: Settings | None = None, embedder: Embedder | None = None
+    def open(cls, index_dir: Path | None, settings: Settings | None = None, embedder: Embedder | None = None
              ) -> RetrievalService:
         """The service over a folder `duocthu-ingest build` made: its monographs and manifest, and its chunks in
-        the embedded Chroma store, or on a Chroma server when `settings.chroma_url` (or, without settings,
-        DUOCTHU_CHROMA_URL) names one. The embedder loads on the first dense search unless one is given.
-        IndexError_ (saying how to rebuild) for a missing, damaged or other-model index."""
+        the embedded Chroma store; or, when `settings.chroma_url` (or, without settings, DUOCTHU_CHROMA_URL)
+        names a Chroma server, over the index `duocthu-ingest publish` put there (retrieval.shared), with
+        `index_dir` as the fallback when one is given. The embedder loads on the first dense search unless one is
+        given. IndexError_ (saying how to rebuild) for a missing, damaged or other-model index."""
+        url = url_of(settings)
+        if url:
+            from duocthu_desktop.retrieval.shared import open_shared
+
+            return open_shared(cls, url, Path(index_dir) if index_dir else None, settings, embedder)
+        if index_dir is None:
+            raise IndexError_("No index given: pass --index DIR or set DUOCTHU_INDEX (or DUOCTHU_CHROMA_URL).")
+        return cls.open_folder(Path(index_dir), settings, embedder)
+
+    @classmethod
+    def open_folder(cls, index_dir: Path, settings: Settings | None = None, embedder: Embedder | None = None,
+                    store_for=None, location: str | None = None) -> RetrievalService:
+        """The service over the artifacts in `index_dir` and the chunks of `store_for(manifest)` (default: the
+        folder's embedded Chroma store); `location` names where they come from in messages."""
         from duocthu_desktop.retrieval import index_folder
         from duocthu_desktop.retrieval.chroma_store import ChromaStore
 
         index_dir = Path(index_dir)
-        index_folder.settle(index_dir)  # a swap a killed build left half-done is finished or rolled back
+        where = location or index_dir
+        local = store_for is None  # the folder's own Chroma store, not a server's
+        if local:
+            index_folder.settle(index_dir)  # a swap a killed build left half-done is finished or rolled back
         if not index_dir.is_dir():
             raise IndexError_(f"No index at {index_dir}: build one with `duocthu-ingest build --pdf PDF --out DIR`.")
-        if not url_of(settings) and not index_folder.writable(index_dir):  # Chroma must write its database
+        if local and not index_folder.writable(index_dir):  # Chroma must write its database
             index_dir = index_folder.readable_copy(index_dir, settings.data_dir if settings else None)
         manifest = read_manifest(index_dir)
         try:
             monographs = read_monographs(index_dir / MONOGRAPHS_FILE)
         except (OSError, ValueError) as err:
-            raise IndexError_(f"The index at {index_dir} has a missing or unreadable {MONOGRAPHS_FILE} "
+            raise IndexError_(f"The index at {where} has a missing or unreadable {MONOGRAPHS_FILE} "
                               f"({type(err).__name__}): {REBUILD_HINT}.") from err
         check_artifacts(index_dir, manifest, len(monographs))  # an emptied file is refused, not "no drug"
         if embedder is None:
             from duocthu_desktop.retrieval.embedder import LazyEmbedder
 
             embedder = LazyEmbedder(settings.embedding_model_dir if settings else None)
-        manifest.check_model(embedder.model_id, embedder.dimensions, index_dir)
-        url = url_of(settings)
-        if url:
-            store = ChromaStore.connect(url, manifest.collection)
+        manifest.check_model(embedder.model_id, embedder.dimensions, where)
+        if not local:
+            store = store_for(manifest)
         else:
             try:
                 store = ChromaStore.open_persistent(index_dir / CHROMA_DIR, manifest.collection)
@@ -233,11 +251,12 @@ class RetrievalService:
                     raise
                 index_dir = index_folder.readable_copy(index_dir, settings.data_dir if settings else None)
                 store = ChromaStore.open_persistent(index_dir / CHROMA_DIR, manifest.collection)
+        server = _is_server(str(getattr(store, "location", "")))
         try:
             count = store.count()
         except Exception as err:
             store.close()
-            if url:
+            if server:
                 raise ServerUnavailable(f"The Chroma server at {store.location} does not answer "
                                         f"({type(err).__name__}): {SERVER_HINT}.") from err
             raise IndexError_(f"The index at {store.location} cannot be read ({type(err).__name__}): "
@@ -249,6 +268,13 @@ class RetrievalService:
         service = cls(store, monographs, embedder)
         service.manifest, service.index_dir = manifest, index_dir
         return service
+
+    def take_notice(self) -> str | None:
+        """A one-line notice for the person, said once (the index fell back from the server to the folder)."""
+        take = getattr(self.store, "take_notice", None)
+        notice, self.notice = self.notice, None
+        later = take() if callable(take) else None
+        return " ".join(n for n in (notice, later) if n) or None
 
     def close(self) -> None:
         """Release the store (the Chroma client and its files), so a rebuilt index can be swapped in at the
