@@ -516,14 +516,15 @@ def test_a_chip_opens_the_cited_physical_page_with_the_quote_highlighted(
 
 
 def _ink(widget, rect) -> int:
-    """Dark pixels inside `rect` of what `widget` shows (text stays dark under the translucent band)."""
+    """Dark pixels inside `rect` of what `widget` shows (text stays darker than the translucent band over white;
+    every pixel, since the PDF pane fits its page to a narrower width than the chat's)."""
     image = widget.grab().toImage()
     rect = rect.intersected(widget.rect())
     dark = 0
-    for x in range(rect.left(), rect.right(), 2):
-        for y in range(rect.top(), rect.bottom(), 2):
+    for x in range(rect.left(), rect.right()):
+        for y in range(rect.top(), rect.bottom()):
             c = image.pixelColor(x, y)
-            dark += 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue() < 130
+            dark += 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue() < 160
     return dark
 
 

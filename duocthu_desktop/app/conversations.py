@@ -194,7 +194,7 @@ def beside(conversations: ConversationList, chat: QWidget) -> QSplitter:
     splitter = QSplitter(Qt.Orientation.Horizontal)
     splitter.addWidget(conversations)
     splitter.addWidget(chat)
-    splitter.setStretchFactor(0, 1)
-    splitter.setStretchFactor(1, 4)
+    splitter.setStretchFactor(0, 0)  # a wider window widens the chat, not the list
+    splitter.setStretchFactor(1, 1)
     splitter.setSizes([170, 450])
     return splitter

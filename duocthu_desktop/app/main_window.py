@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from duocthu_desktop.app import operations, style
+from duocthu_desktop.app import operations, style, window_state
 from duocthu_desktop.app.answer_card import PastAnswer
 from duocthu_desktop.app.browser import FormularyBrowser
 from duocthu_desktop.app.busy import BusyLabel
@@ -69,10 +69,13 @@ ACT_OPEN_PDF, ACT_REBUILD, ACT_QUIT = "Mở tệp PDF…", "Xây dựng lại ch
 ACT_BIGGER, ACT_SMALLER = "Chữ to hơn", "Chữ nhỏ hơn"
 ACT_SETTINGS = "Cài đặt…"
 ACT_CONVERSATIONS = "Danh sách hội thoại"
-NARROW_PX = 1200  # narrower than this, the window opens without the list of conversations
+NARROW_PX = 1300  # narrower than this, the list of conversations puts itself away (Xem > Danh sách: F9)
+CHAT_SHARE = 0.56  # of the window's width, at first: the chat and its claims get the room, the PDF the rest
+LIST_PX = 190  # the list of conversations' width, at first
 CONTINUING = "Tiếp tục hội thoại «{title}». Câu hỏi trước (đã che thông tin cá nhân): {question}"
 REOPEN_KEYS = ("index_dir", "engine", "gguf_model")  # a change of these opens the index again
 PDF_FILTER = "Tệp PDF (*.pdf)"
+SECTION_ABOVE = 0.05  # a section's heading near the top of the view, a line of what precedes it above
 
 Opener = Callable[[Settings, Path | None], Session]
 
@@ -105,6 +108,7 @@ class MainWindow(QMainWindow):
     turn_failed = Signal(str)
     citation_located = Signal(object)  # the Citation, once its page is open and its quote highlighted
     past_shown = Signal(int)  # a continued conversation's earlier turns are in the chat (how many)
+    section_shown = Signal(object)  # (file page, y) of a section heading the viewer scrolled to, or None
 
     def __init__(self, settings: Settings | None = None, pdf: Path | None = None,
                  opener: Opener | None = None, warm_up: bool = True) -> None:
@@ -154,11 +158,13 @@ class MainWindow(QMainWindow):
         ask_row.addLayout(buttons)
         chat_tab = QWidget()
         chat_layout = QVBoxLayout(chat_tab)
+        chat_layout.setContentsMargins(4, 4, 4, 4)
         chat_layout.addWidget(self.chat, 1)
         chat_layout.addWidget(self.busy_row)
         chat_layout.addLayout(ask_row)
         self.browser = FormularyBrowser()
         self.browser.open_page.connect(self.open_page)
+        self.browser.open_section.connect(self.open_section)
         self.browser.ask_about.connect(self.ask_about)
         self.browser.open_citation.connect(self.open_citation)
         self.tabs = QTabWidget()
@@ -168,16 +174,22 @@ class MainWindow(QMainWindow):
         self.conversations.deleted.connect(self._conversation_deleted)
         self.session_ready.connect(self._conversations_ready)
         self.answer_shown.connect(lambda _card: self._conversation_changed())
-        self.tabs.addTab(beside(self.conversations, chat_tab), TAB_CHAT)
+        self.list_splitter = beside(self.conversations, chat_tab)
+        self.tabs.addTab(self.list_splitter, TAB_CHAT)
         self.tabs.addTab(self.browser, TAB_BROWSE)
         self.viewer = SourceViewer()
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.tabs)
-        splitter.addWidget(self.viewer)
-        splitter.setStretchFactor(0, 5)
-        splitter.setStretchFactor(1, 6)
-        splitter.setSizes([620, 800])
-        self.setCentralWidget(splitter)
+        self.viewer.page_caption = self._page_caption
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.addWidget(self.viewer)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        chat = round(self.width() * CHAT_SHARE)
+        self.splitter.setSizes([chat, self.width() - chat])
+        self.list_splitter.setSizes([LIST_PX, chat - LIST_PX])
+        self._restore_layout()
+        self.setCentralWidget(self.splitter)
         self.status_label = QLabel(OPENING)
         self.status_bar_busy = BusyLabel(STILL_WORKING)
         self.statusBar().addWidget(self.status_label, 1)
@@ -211,9 +223,35 @@ class MainWindow(QMainWindow):
         self.list_action = QAction(ACT_CONVERSATIONS, self, checkable=True)
         self.list_action.setShortcut(QKeySequence(Qt.Key.Key_F9))
         self.list_action.toggled.connect(self.conversations.setVisible)
-        self.list_action.setChecked(self.width() >= NARROW_PX)  # a narrow window gives the chat its room
+        self._narrow = self.width() < NARROW_PX
+        self.list_action.setChecked(not self._narrow)  # a narrow window gives the chat its room
         self.conversations.setVisible(self.list_action.isChecked())
         view_menu.addAction(self.list_action)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Crossing NARROW_PX puts the list of conversations away or brings it back; in between, what the person
+        chose with F9 stays."""
+        super().resizeEvent(event)
+        narrow = event.size().width() < NARROW_PX
+        if hasattr(self, "list_action") and narrow != self._narrow:
+            self._narrow = narrow
+            self.list_action.setChecked(not narrow)
+
+    # ---- what the window remembers of its layout (app.window_state) ---------------------------------------
+
+    def _restore_layout(self) -> None:
+        state = window_state.read_state(self.settings.data_dir)
+        if "main" in state:
+            self.splitter.setSizes(state["main"][:2])
+        if "conversations" in state:
+            self.list_splitter.setSizes(state["conversations"][:2])
+
+    def layout_state(self) -> dict[str, list[int]]:
+        state = window_state.read_state(self.settings.data_dir)
+        state["main"] = self.splitter.sizes()
+        if self.conversations.isVisible():  # a hidden list's zero width is not the width it had
+            state["conversations"] = self.list_splitter.sizes()
+        return state
 
     def text_size(self, step: int) -> None:
         self.text_pt = min(28.0, max(7.0, self.text_pt + step))
@@ -391,6 +429,24 @@ class MainWindow(QMainWindow):
     def open_page(self, physical: int) -> None:
         self.viewer.go_to_page(physical)
 
+    def open_section(self, drug_id: str, section_key: str, physical: int) -> None:
+        """The section's page at once, then down to its heading once the quote finder has found it there."""
+        self.viewer.go_to_page(physical)
+        session = self.session
+        if session is None:
+            return
+        operations.run(lambda task: session.section_start(drug_id, section_key), lane=operations.PDF,
+                       on_success=lambda found: self._section_found(physical, found),
+                       on_failure=lambda err: log.warning("section heading not found: %s", err), name="section")
+
+    def _section_found(self, physical: int, found: tuple[int, float] | None) -> None:
+        if found is not None and self.viewer.current_page() == physical:  # unless the person went elsewhere
+            self.viewer.go_to_page(found[0], found[1], above=SECTION_ABOVE)
+        self.section_shown.emit(found)
+
+    def _page_caption(self, physical: int) -> str | None:
+        return self.session.page_caption(physical) if self.session is not None else None
+
     def choose_pdf(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, ACT_OPEN_PDF, str(self.pdf or ""), PDF_FILTER)
         if path and self.session is not None:
@@ -504,6 +560,7 @@ class MainWindow(QMainWindow):
     # ---- closing ------------------------------------------------------------------------------------------
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        window_state.save_state(self.settings.data_dir, self.layout_state())
         if self.turn is not None:
             self.turn.cancel()
         operations.wait_all(10000)

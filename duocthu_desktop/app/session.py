@@ -245,13 +245,48 @@ class Session:
 
         return self.pdf_path is not None and pdf_check.may_highlight(self.pdf_message)
 
-    def locate(self, citation: Citation) -> list[tuple[int, list[tuple[float, float, float, float]]]]:
-        """[(physical page, [rects in PDF points])] of the citation's quote; [] when it cannot be highlighted."""
+    def locate(self, citation: Citation, within_chunk: bool = True
+               ) -> list[tuple[int, list[tuple[float, float, float, float]]]]:
+        """[(physical page, [rects in PDF points])] of the citation's quote (found within its chunk, or on the
+        cited page alone without `within_chunk`); [] when it cannot be highlighted."""
         if not self.may_highlight:
             return []
         if self._locator is None:
             self._locator = LocatorProcess(self.pdf_path)
-        return self._locator.locate(citation, self.chunk(citation.chunk_id))
+        return self._locator.locate(citation, self.chunk(citation.chunk_id) if within_chunk else None)
+
+    def page_caption(self, physical: int) -> str | None:
+        """What a file page holds, for the caption above the PDF while a person browses: the monograph(s) on it
+        and the sections printed on it ("Paracetamol · Chỉ định, Liều lượng và cách dùng"); None off the book."""
+        printed = self.printed_for(physical)
+        parts = []
+        for mono in self.monographs:
+            if not mono.start_physical <= physical <= mono.end_physical:
+                continue
+            headings = [s.heading for s in mono.sections if printed is not None and s.start_printed is not None
+                        and s.start_printed <= printed <= (s.end_printed or s.start_printed)]
+            parts.append(" · ".join([mono.title.capitalize(), ", ".join(headings)] if headings
+                                    else [mono.title.capitalize()]))
+        return " | ".join(parts) or None
+
+    def section_start(self, drug_id: str, section_key: str) -> tuple[int, float] | None:
+        """(file page, y in points) of a section's heading as printed, else of the monograph's title, for a jump
+        that lands on the heading; None when neither is found (the page's top is all there is)."""
+        mono = self.monograph(drug_id)
+        if mono is None or not self.may_highlight:
+            return None
+        section = next((s for s in mono.sections if s.key == section_key), None)
+        printed = section.start_printed if section is not None else None
+        physical = (self.physical_for(printed) if printed is not None else None) or mono.start_physical
+        tries = [(section.heading, physical)] if section is not None else []
+        tries.append((mono.title, mono.start_physical))
+        for text, page in tries:
+            probe = Citation(index=1, chunk_id=f"{drug_id}__{section_key}", drug_id=drug_id, section_key=section_key,
+                             printed_page=self.printed_for(page), physical_page=page, quote=text)
+            found = [(p, rects) for p, rects in self.locate(probe, within_chunk=False) if rects]
+            if found:
+                return found[0][0], min(r[1] for r in found[0][1])
+        return None
 
     def warm_locator(self) -> None:
         """Start the quote finder and open the PDF in it (on the PDF lane, at start), so the first chip is quick."""
