@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 from duocthu_desktop.app import style
 from duocthu_desktop.app.answer_text import page_label, plain_text, title_parts
 from duocthu_desktop.app.flow_layout import FlowLayout
-from duocthu_desktop.messages import message_for
-from duocthu_desktop.payload import AnswerPayload, Citation
+from duocthu_desktop.messages import DISCLAIMER, message_for
+from duocthu_desktop.payload import AnswerBody, AnswerPayload, Citation
 from duocthu_desktop.sections import SECTION_BY_KEY
 
 ABSTAIN_HEADING = "Không trả lời được câu hỏi này"
@@ -303,21 +303,32 @@ def _message(reason: str | None) -> str | None:
 
 
 class PastAnswer(style.Panel):
-    """A past turn as the traces keep it (app.history): what was decided, the reason's message, and a chip for
-    each passage it cited, which opens the passage in the viewer; the answer's own words are not kept."""
+    """A past turn as the traces keep it (app.history): what was decided and when, then the answer as it was
+    shown (masked as stored), its chips quoting what they quoted; a turn traced before answers were kept has
+    only the reason's message and a chip for each passage it cited."""
 
     citation_clicked = Signal(object)  # Citation
 
     def __init__(self, decision: str, reason: str | None, citations: list[Citation], when: str,
-                 drug_title: Callable[[str], str | None] | None = None, parent=None) -> None:
+                 drug_title: Callable[[str], str | None] | None = None, parent=None,
+                 answer: AnswerBody | None = None, question: str = "") -> None:
         super().__init__(style.PAST, parent)
         self.setObjectName("pastAnswer")
         self.chips: list[CitationChip] = []
+        self.card: AnswerCard | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(4)
         heading = PAST_HEADING.format(decision=PAST_DECISIONS.get(decision, decision), when=when)
         layout.addWidget(_label(heading, "pastHeading", colour=style.ABSTAIN_FG, bold=True, selectable=False))
+        if answer is not None:
+            payload = AnswerPayload(**answer.model_dump(), disclaimer=DISCLAIMER)
+            self.card = AnswerCard(payload, question, drug_title)
+            self.card.disable_replies()  # answered then: a reply now would be read as this turn's
+            self.card.citation_clicked.connect(self.citation_clicked)
+            self.chips = self.card.chips
+            layout.addWidget(self.card)
+            return
         message = _message(reason) if decision in ("abstain", "clarify", "verify_pdf") else None
         if message:
             layout.addWidget(_label(message, "pastMessage", colour=style.ABSTAIN_FG))

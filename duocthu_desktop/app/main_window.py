@@ -521,7 +521,8 @@ class MainWindow(QMainWindow):
             return  # another conversation was chosen meanwhile
         for turn, citations in turns:
             self.chat.add_past(turn.question, PastAnswer(turn.decision, turn.reason, citations, when(turn.asked_at),
-                                                         self._drug_title))
+                                                         self._drug_title, answer=turn.answer,
+                                                         question=turn.question))
         self.past_shown.emit(len(turns))
 
     def _conversation_deleted(self, key: str) -> None:

@@ -144,10 +144,14 @@ class Session:
         return found
 
     def history(self, key: str) -> list[tuple[PastTurn, list[Citation]]]:
-        """A past conversation's traced turns, each with a citation per passage it cited (app.history)."""
+        """A past conversation's traced turns, each with its citations: the stored answer's own (numbered and
+        quoting as shown), else one per passage it cited (app.history)."""
         turns = past_turns(getattr(self.assistant, "traces", None), key)
         shown = []
         for turn in turns:
+            if turn.answer is not None:
+                shown.append((turn, list(turn.answer.citations)))
+                continue
             passages: dict[tuple, dict] = {}  # each passage once, though several claims cited it
             for cited in turn.cited:
                 passages.setdefault((str(cited["chunk_id"]), cited.get("printed_page")), cited)
