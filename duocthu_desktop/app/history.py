@@ -33,16 +33,19 @@ class PastTurn:
     reason: str | None
     cited: list[dict] = field(default_factory=list)  # {"chunk_id", "printed_page", "section_key"}
     answer: AnswerBody | None = None  # the answer as shown, when the trace kept it (version 2)
+    index_id: str | None = None  # the index its citations point into, when the trace says
 
 
-def _answer(stored: str | None) -> AnswerBody | None:
+def _answer(stored: str | None) -> tuple[AnswerBody | None, str | None]:
     if not stored:
-        return None
+        return None, None
     try:
-        return AnswerBody.model_validate_json(stored)
+        body = json.loads(stored)
+        index_id = body.pop("index_id", None) if isinstance(body, dict) else None
+        return AnswerBody.model_validate(body), index_id if isinstance(index_id, str) else None
     except ValueError as err:
         log.warning("a traced answer not read: %s", err)
-        return None
+        return None, None
 
 
 def _rows(conn: sqlite3.Connection, key: str) -> list[tuple]:
@@ -92,7 +95,7 @@ def past_turns(traces, key: str, limit: int = MAX_TURNS) -> list[PastTurn]:
             cited = [c for c in json.loads(cited or "[]") if isinstance(c, dict) and c.get("chunk_id")]
         except ValueError:
             cited = []
-        turns.append(PastTurn(float(ts), question or "", decision or "", reason, cited, _answer(answer)))
+        turns.append(PastTurn(float(ts), question or "", decision or "", reason, cited, *_answer(answer)))
     return turns
 
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from duocthu_desktop.app import operations, style, window_state
+from duocthu_desktop.app import operations, rebuild, style, window_state
 from duocthu_desktop.app.answer_card import PastAnswer
 from duocthu_desktop.app.browser import FormularyBrowser
 from duocthu_desktop.app.busy import BusyLabel
@@ -89,13 +89,16 @@ def open_session(settings: Settings, pdf: Path | None) -> Session:
     return session
 
 
-def remember_index(index_dir: Path) -> None:
-    """A first build's folder is saved in settings, so the next start opens it (an index already set is kept)."""
+def remember_index(index_dir: Path, replace: bool = False) -> None:
+    """A first build's folder is saved in settings, so the next start opens it (an index already set is kept,
+    unless a rebuild into another folder `replace`s it: the old folder no longer is the one in use)."""
     saved = Settings.read_saved(settings_file())
-    if saved.get("index_dir") or index_dir == data_dir() / SAMPLE_INDEX:
+    if saved.get("index_dir") == str(index_dir) or (saved.get("index_dir") and not replace):
+        return
+    if not saved.get("index_dir") and index_dir == data_dir() / SAMPLE_INDEX:
         return
     try:
-        Settings.model_validate({**saved, "index_dir": str(index_dir)}).save()
+        Settings.save_changes(index_dir=str(index_dir))  # only this key added to what was saved
     except (OSError, ValueError) as err:
         log.warning("index folder not saved in settings: %s", err)
 
@@ -108,6 +111,7 @@ class MainWindow(QMainWindow):
     turn_failed = Signal(str)
     citation_located = Signal(object)  # the Citation, once its page is open and its quote highlighted
     past_shown = Signal(int)  # a continued conversation's earlier turns are in the chat (how many)
+    citation_gone = Signal(object)  # a chip of a replaced index was clicked: the Citation, its page not opened
     section_shown = Signal(object)  # (file page, y) of a section heading the viewer scrolled to, or None
 
     def __init__(self, settings: Settings | None = None, pdf: Path | None = None,
@@ -375,7 +379,8 @@ class MainWindow(QMainWindow):
         self.turn = None
         self._show_busy(False)
         self.answer_arrived.emit()
-        card = self.chat.add_answer(payload, self.turn_question, to_check)
+        index_id = self.session.index_id if self.session is not None else None
+        card = self.chat.add_answer(payload, self.turn_question, to_check, index_id)
         # the card fills in over a few turns of the event loop, and the cited page opens after it, so that no one
         # step holds the UI thread for long (bench/app_bench.py measures the longest)
         card.when_built(lambda: self._open_first_citation(card))
@@ -410,7 +415,14 @@ class MainWindow(QMainWindow):
 
     # ---- the source viewer --------------------------------------------------------------------------------
 
-    def open_citation(self, citation: Citation) -> None:
+    def open_citation(self, citation: Citation, index_id: str | None = None) -> None:
+        """Open the cited page; a chip of an index since replaced (`index_id` not the open one's) says so
+        instead of opening a page of another book."""
+        if self.session is not None and not self.session.same_index(index_id):
+            self.viewer.show_gone(citation)
+            self.chat.mark_open(None)
+            self.citation_gone.emit(citation)
+            return
         self.viewer.show_citation(citation, self._drug_title(citation.drug_id))
         self.chat.mark_open(citation)
         session = self.session
@@ -456,28 +468,33 @@ class MainWindow(QMainWindow):
 
     # ---- rebuilding ---------------------------------------------------------------------------------------
 
-    def rebuild_target(self) -> Path:
+    def index_in_use(self) -> Path | None:
         if self.session is not None and self.session.index_dir is not None:
             return self.session.index_dir
-        return default_index(self.settings) or data_dir() / "index"
+        return default_index(self.settings)
+
+    def rebuild_target(self) -> Path:
+        """A new folder beside the index in use (swapped in when the build succeeds), else the first one."""
+        return rebuild.default_out(self.index_in_use(), data_dir() / "index")
 
     def show_rebuild(self) -> RebuildDialog:
         pdf = self.session.pdf_path if self.session is not None else self.pdf
-        dialog = RebuildDialog(self.rebuild_target(), pdf, self)
+        dialog = RebuildDialog(self.rebuild_target(), pdf, self, in_use=self.index_in_use())
         dialog.setFont(self.font())  # a dialog is a window of its own: the text size does not reach it by itself
-        dialog.rebuilt.connect(self.reopen)
+        dialog.rebuilt.connect(lambda out, built_from: self.reopen(out, built_from, rebuilt=True))
         dialog.show()
         return dialog
 
-    def reopen(self, index_dir: Path, pdf: Path | None = None) -> None:
-        """Close the old index (after any turn in flight, on the same lane) and open the rebuilt one."""
+    def reopen(self, index_dir: Path, pdf: Path | None = None, rebuilt: bool = False) -> None:
+        """Close the old index (after any turn in flight, on the same lane) and open the rebuilt one; a rebuild
+        into another folder is saved as the index to open from now on."""
         old = self.session
         self.session = None
         self._set_ready(False)
         self.status_label.setText(REOPENING)
         self.settings = self.settings.model_copy(update={"index_dir": Path(index_dir)})
         self.pdf = Path(pdf) if pdf else self.pdf
-        remember_index(Path(index_dir))
+        remember_index(Path(index_dir), replace=rebuilt)
         settings, opener, chosen = self.settings, self.opener, self.pdf
 
         def work(task: operations.Task) -> Session:
@@ -522,7 +539,7 @@ class MainWindow(QMainWindow):
         for turn, citations in turns:
             self.chat.add_past(turn.question, PastAnswer(turn.decision, turn.reason, citations, when(turn.asked_at),
                                                          self._drug_title, answer=turn.answer,
-                                                         question=turn.question))
+                                                         question=turn.question), turn.index_id)
         self.past_shown.emit(len(turns))
 
     def _conversation_deleted(self, key: str) -> None:

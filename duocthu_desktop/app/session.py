@@ -85,6 +85,10 @@ class Session:
         self.page_map: PageMap | None = None
         self._chunks: dict[str, Chunk] | None = None
         self._locator = None  # a pdf_locate.LocatorProcess (the PDF open in a worker), used on the PDF lane only
+        self.index_id = self._index_identity()
+        traces = getattr(assistant, "traces", None)
+        if traces is not None and hasattr(traces, "index_id"):
+            traces.index_id = self.index_id  # each traced answer says which index it was read from
         self.check_pdf()
         self._read_page_map()
 
@@ -127,6 +131,17 @@ class Session:
             close = getattr(closable, "close", None)
             if callable(close):
                 close()
+
+    def _index_identity(self) -> str | None:
+        """What a citation's pages belong to: the manifest's collection, named for the digests of the PDF and of
+        the chunks (a rebuild of the same book keeps it, another book changes it); None without a manifest."""
+        manifest = getattr(self.service, "manifest", None)
+        return getattr(manifest, "collection", None) or None
+
+    def same_index(self, index_id: str | None) -> bool:
+        """Whether a citation made under `index_id` still points into this index (unknown on either side: yes,
+        as before identities were kept)."""
+        return index_id is None or self.index_id is None or index_id == self.index_id
 
     # ---- the question path --------------------------------------------------------------------------------
 

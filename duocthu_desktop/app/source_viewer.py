@@ -38,6 +38,8 @@ OF_PAGES = "/ {count}"
 SEARCH = "Tìm trong PDF…"
 GO_FOLIO = "Đến trang sách…"
 NOT_FOUND = "Không tìm thấy"
+INDEX_GONE = ("[{index}] thuộc chỉ mục đã được thay (dựng lại từ tệp PDF khác): trang của nó không còn là trang "
+              "của sách đang mở. Hãy hỏi lại để có trích dẫn của chỉ mục mới.")
 QUOTE_NOT_FOUND = "Không định vị được đoạn trích trên trang; hãy đọc trang {page}."
 ZOOM_STEP = 1.2
 YIELD_EVERY, YIELD_SECONDS = 8, 0.001  # reading page sizes on a worker: pages between pauses, and each pause
@@ -237,6 +239,14 @@ class SourceViewer(QWidget):
         self.caption.setText(self._citation_caption)
         self.view.set_highlights({})
         self.go_to_page(citation.physical_page)
+
+    def show_gone(self, citation: Citation) -> None:
+        """A chip from an index since replaced: say so, and leave the page shown as it is."""
+        self.citation = None
+        self._cited_pages = {self.current_page()}  # the words stay while this page is shown
+        self._citation_caption = INDEX_GONE.format(index=citation.index)
+        self.view.set_highlights({})
+        self.caption.setText(self._citation_caption)
 
     def show_located(self, citation: Citation, located: list[tuple[int, list[tuple]]]) -> bool:
         """Highlight the quote's lines (pages 1-based, rects in points) and scroll to its first line; False when

@@ -45,10 +45,10 @@ _SCHEMA = f"CREATE TABLE IF NOT EXISTS traces ({_COLUMNS})"
 _ERRORS = (sqlite3.Error, OSError, UnicodeError, ValueError)
 
 
-def stored_answer(payload: AnswerPayload, keep: list[str]) -> str:
+def stored_answer(payload: AnswerPayload, keep: list[str], index_id: str | None = None) -> str:
     """The answer as the person saw it, to show again when a past conversation is continued (app.history):
     the citations' quotes and the claims that repeat a quote are the book's words and kept as printed; every
-    other text (the message, titles, quick replies, a computed line) is masked, as the question is."""
+    other text (the message, titles, quick replies, a computed line) is masked, as the question is. `index_id` names the index the citations point into."""
     body = payload.model_dump(mode="json", include=set(AnswerBody.model_fields))
     quotes = {c.quote for c in payload.citations}
     body["message"] = mask(body["message"], keep) if body["message"] else ""
@@ -58,6 +58,8 @@ def stored_answer(payload: AnswerPayload, keep: list[str]) -> str:
         for claim in block["claims"]:
             if claim["text"] not in quotes:
                 claim["text"] = mask(claim["text"], keep)
+    if index_id:
+        body["index_id"] = index_id
     return json.dumps(body, ensure_ascii=False)
 
 
@@ -77,6 +79,7 @@ class TraceStore(SqliteFile):
         super().__init__(path, timeout)
         self.max_bytes = max_bytes
         self.keep = keep
+        self.index_id: str | None = None  # the open index's identity, set by whoever opened it (app.session)
 
     def record(
         self,
@@ -105,7 +108,7 @@ class TraceStore(SqliteFile):
                 payload.engine,
                 json.dumps(citations, ensure_ascii=False),
                 json.dumps({k: round(v, 4) for k, v in timings.items()}),
-                stored_answer(payload, keep),
+                stored_answer(payload, keep, self.index_id),
             )
             conn = self._connect()
             try:
