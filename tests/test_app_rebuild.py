@@ -48,6 +48,7 @@ def test_the_estimate_comes_from_the_rate_of_the_stage_so_far():
     timing.report("pages", 25, 100, now=110.0)
     assert timing.remaining(now=110.0) == pytest.approx(30.0)  # 25 pages in 10 s: 75 more in 30 s
     assert timing.text(now=110.0) == "Đã chạy 0:10 · bước này còn khoảng 0:30"
+    assert timing.text(now=110.0, final=True) == "Đã chạy 0:10"
     timing.report("embed", 0, 900, now=130.0)  # a new stage starts its own rate
     assert timing.remaining(now=131.0) is None and timing.text(now=131.0) == "Đã chạy 0:31"
     timing.report("embed", 90, 900, now=140.0)
@@ -100,6 +101,7 @@ def test_the_dialog_builds_into_the_folder_chosen_and_shows_the_time(qtbot, monk
         release.set()
     assert written == [chosen] and done.args[0] == chosen
     assert dialog.outcome.startswith(rebuild.DONE.format(monographs=3, chunks=40))
+    assert dialog.elapsed.text().startswith("Đã chạy") and "còn khoảng" not in dialog.elapsed.text()
 
 
 def test_a_long_refusal_is_shown_whole(qtbot, monkeypatch, tmp_path):

@@ -107,6 +107,7 @@ class ChatView(QScrollArea):
         while self._layout.count() > 1:
             item = self._layout.takeAt(0)
             if item.widget() is not None:
+                item.widget().hide()  # gone from view now, not when the event loop deletes it
                 item.widget().deleteLater()
         self.cards.clear()
         self.past.clear()

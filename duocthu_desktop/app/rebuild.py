@@ -73,9 +73,9 @@ class Timing:
             return None
         return (self.total - self.done) * spent / made
 
-    def text(self, now: float | None = None) -> str:
+    def text(self, now: float | None = None, final: bool = False) -> str:
         now = time.monotonic() if now is None else now
-        left = self.remaining(now)
+        left = None if final else self.remaining(now)
         shown = ELAPSED.format(elapsed=clock(now - self.started))
         return shown + (REMAINING.format(left=clock(left)) if left is not None else "")
 

@@ -176,7 +176,8 @@ class RebuildDialog(QDialog):
 
     def _finish(self, text: str, done: bool = False) -> None:
         self.ticker.stop()
-        self._tick()
+        if self.timing is not None:  # the time it took; no estimate once it has ended
+            self.elapsed.setText(self.timing.text(final=True))
         self.outcome = text
         self._say(text)
         self.bar.setRange(0, 1)

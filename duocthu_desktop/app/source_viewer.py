@@ -38,8 +38,8 @@ OF_PAGES = "/ {count}"
 SEARCH = "Tìm trong PDF…"
 GO_FOLIO = "Đến trang sách…"
 NOT_FOUND = "Không tìm thấy"
-INDEX_GONE = ("[{index}] thuộc chỉ mục đã được thay (dựng lại từ tệp PDF khác): trang của nó không còn là trang "
-              "của sách đang mở. Hãy hỏi lại để có trích dẫn của chỉ mục mới.")
+INDEX_GONE = ("[{index}] thuộc chỉ mục cũ, đã được thay bằng chỉ mục của một bản sách khác: trang của nó có thể "
+              "không còn là trang của sách đang mở. Hãy hỏi lại để có trích dẫn của chỉ mục mới.")
 QUOTE_NOT_FOUND = "Không định vị được đoạn trích trên trang; hãy đọc trang {page}."
 ZOOM_STEP = 1.2
 YIELD_EVERY, YIELD_SECONDS = 8, 0.001  # reading page sizes on a worker: pages between pauses, and each pause
