@@ -48,3 +48,10 @@ def test_the_app_prints_one_line_and_exits_instead_of_letting_qt_abort(monkeypat
     assert code == app_main.WINDOW_FAILED
     assert len(err) == 1 and "libxcb-keysyms1" in err[0] and "apt-get install" in err[0]
     assert os.environ.get("QT_QPA_PLATFORM") is None  # no window was attempted
+
+
+def test_a_library_shipped_beside_qt_counts_as_present(monkeypatch, tmp_path):
+    (tmp_path / "libxcb-icccm.so.4").write_bytes(b"")  # as a frozen build's folder holds it
+    monkeypatch.setattr(qt_libs, "_bundled_dirs", lambda: [tmp_path])
+    assert qt_libs._loadable("libxcb-icccm.so.4")
+    assert not qt_libs._loadable("libxcb-no-such-thing.so.9")

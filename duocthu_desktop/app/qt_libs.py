@@ -8,9 +8,11 @@ in one line which Debian/Ubuntu packages are missing and the apt command that in
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 # soname -> the Debian/Ubuntu package that ships it: what libqxcb.so and libQt6XcbQpa.so.6 link against beyond
 # libX11/libxcb themselves (read with ldd on PySide6 6.x)
@@ -37,11 +39,24 @@ MISSING = ("duocthu: không mở được cửa sổ: Qt (xcb) thiếu thư vi�
            "cài bằng: sudo apt-get install -y {packages}")
 
 
+def _bundled_dirs() -> list[Path]:
+    """Where a library may sit beside Qt rather than on the system: PySide6's own lib folder, and a frozen
+    build's folder (PyInstaller copies the libraries it found on the build machine there)."""
+    folders = []
+    spec = importlib.util.find_spec("PySide6")
+    if spec is not None and spec.origin:
+        folders.append(Path(spec.origin).parent / "Qt" / "lib")
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:
+        folders += [Path(bundle), Path(bundle) / "PySide6" / "Qt" / "lib"]
+    return folders
+
+
 def _loadable(soname: str) -> bool:
     try:
         ctypes.CDLL(soname)
     except OSError:
-        return False
+        return any((folder / soname).is_file() for folder in _bundled_dirs())
     return True
 
 
