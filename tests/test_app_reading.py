@@ -15,12 +15,13 @@ from duocthu_desktop.app import window_state  # noqa: E402
 from duocthu_desktop.app.main_window import NARROW_PX, MainWindow  # noqa: E402
 from duocthu_desktop.app.session import Session  # noqa: E402
 from duocthu_desktop.messages import DISCLAIMER, message_for  # noqa: E402
-from duocthu_desktop.payload import AnswerPayload  # noqa: E402
+from duocthu_desktop.payload import AnswerPayload, Block, Claim  # noqa: E402
 from duocthu_desktop.settings import Settings  # noqa: E402
 from tests import test_app_window  # noqa: E402
 from tests.test_app_window import (  # noqa: E402
     ScriptedAssistant,
     _real_citation,
+    citation,
     dose_answer,
     send,
     verify_answer,
@@ -87,12 +88,21 @@ def _right_edge_in_viewport(widget, viewport) -> int:
     return widget.mapTo(viewport, QPoint(widget.width(), 0)).x()
 
 
+def many_chips() -> AnswerPayload:
+    """One claim citing eight pages: its chips wrap under each other beside it."""
+    cites = [citation(i, 1100 + i, 40 + i, f"đoạn {i}") for i in range(1, 9)]
+    return AnswerPayload(decision="answerable", citations=cites, disclaimer=DISCLAIMER,
+                         blocks=[Block(title="Paracetamol — Người lớn · uống", kind="dosage",
+                                       claims=[Claim(text="Liều như các trang đã dẫn.", citations=list(range(1, 9)))])])
+
+
 def test_quick_replies_wrap_and_no_card_overflows_the_chat_at_1024_px(qtbot, make_window):
-    answers = iter([clarify_many(), verify_answer(), dose_answer()])
+    answers = iter([clarify_many(), verify_answer(), dose_answer(), many_chips()])
     window = make_window(ScriptedAssistant(lambda q: next(answers)))
     window.resize(1024, 700)
     qtbot.waitUntil(lambda: not window.conversations.isVisible(), timeout=3000)
-    cards = [send(qtbot, window, q) for q in ("Liều paracetamol?", "Liều paracetamol trẻ em uống?", "Còn viên?")]
+    cards = [send(qtbot, window, q) for q in ("Liều paracetamol?", "Liều paracetamol trẻ em uống?", "Còn viên?",
+                                              "Còn người lớn?")]
     viewport = window.chat.viewport()
     qtbot.waitUntil(lambda: all(_right_edge_in_viewport(c, viewport) <= viewport.width() for c in cards),
                     timeout=3000)
@@ -102,6 +112,7 @@ def test_quick_replies_wrap_and_no_card_overflows_the_chat_at_1024_px(qtbot, mak
             assert _right_edge_in_viewport(button, viewport) <= viewport.width(), button.text()
     replies = cards[0].reply_buttons
     assert len({b.y() for b in replies}) > 1  # they wrapped onto further rows
+    assert len(cards[3].chips) == 8 and len({c.y() for c in cards[3].chips}) > 1
     assert all(b.width() >= min(b.sizeHint().width(), b.minimumSizeHint().width()) for b in replies)
 
 

@@ -247,16 +247,21 @@ class AnswerCard(style.Panel):
             claim_label = _label(claim.text, "claim")
             claim_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # level with the bullet
             row.addWidget(claim_label, 1)
-            chips = _flow_row(spacing=4)  # several chips wrap under each other in a narrow chat
+            made = []
             for index in claim.citations:
                 citation = self._by_index.get(index)
                 if citation is None:
                     continue
                 chip = CitationChip(citation)
                 chip.clicked.connect(lambda _=False, c=citation: self.citation_clicked.emit(c))
-                self.chips.append(chip)
-                chips.layout().addWidget(chip)
-            if chips.layout().count():
+                made.append(chip)
+            self.chips += made
+            if len(made) == 1:
+                row.addWidget(made[0], 0, Qt.AlignmentFlag.AlignTop)
+            elif made:  # several chips wrap under each other in a narrow chat
+                chips = _flow_row(spacing=4)
+                for chip in made:
+                    chips.layout().addWidget(chip)
                 row.addWidget(chips, 0, Qt.AlignmentFlag.AlignTop)
             rows.addLayout(row)
         box.addWidget(part)
