@@ -288,6 +288,7 @@ def test_a_continued_conversation_shows_its_earlier_turns_and_what_they_cited(
     assert message_for("missing_route") in [label.text() for label in first.findChildren(QLabel)]
     assert second.findChild(QLabel, "pastHeading").text().startswith(PAST_DECISIONS["answerable"])
     # the answer as it was shown: its claims, and its chips numbered and quoting as they did
+    qtbot.waitUntil(lambda: second.card.complete, timeout=5000)
     claims = [label.text() for label in second.findChildren(QLabel, "claim")]
     assert claims == ["uống 500 mg mỗi lần", "Suy thận: giảm liều."]
     assert [c.text() for c in second.chips] == ["[1] tr. 990", "[2] tr. 990"]

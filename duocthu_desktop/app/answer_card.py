@@ -328,7 +328,8 @@ class PastAnswer(style.Panel):
         layout.addWidget(_label(heading, "pastHeading", colour=style.ABSTAIN_FG, bold=True, selectable=False))
         if answer is not None:
             payload = AnswerPayload(**answer.model_dump(), disclaimer=DISCLAIMER)
-            self.card = AnswerCard(payload, question, drug_title)
+            self.card = AnswerCard(payload, question, drug_title, stepwise=True)  # many past answers never
+            # hold the UI thread in one piece: each fills in over later turns of the event loop
             self.card.disable_replies()  # answered then: a reply now would be read as this turn's
             self.card.citation_clicked.connect(self.citation_clicked)
             self.chips = self.card.chips
