@@ -12,16 +12,23 @@ class FlowLayout(QLayout):
         super().__init__(parent)
         self._items: list[QLayoutItem] = []
         self._spacing = spacing
-        self._heights: dict[int, int] = {}  # width -> height, until the layout changes (asked many times a pass)
+        # width -> height, and the size hints, until the layout changes: asked many times a layout pass
+        self._heights: dict[int, int] = {}
+        self._hint: QSize | None = None
+        self._minimum: QSize | None = None
         self.setContentsMargins(QMargins(0, 0, 0, 0))
 
     def addItem(self, item: QLayoutItem) -> None:  # noqa: N802 - Qt's name
         self._items.append(item)
-        self._heights.clear()
+        self._forget()
 
     def invalidate(self) -> None:
-        self._heights.clear()
+        self._forget()
         super().invalidate()
+
+    def _forget(self) -> None:
+        self._heights.clear()
+        self._hint = self._minimum = None
 
     def count(self) -> int:
         return len(self._items)
@@ -30,7 +37,7 @@ class FlowLayout(QLayout):
         return self._items[index] if 0 <= index < len(self._items) else None
 
     def takeAt(self, index: int) -> QLayoutItem | None:  # noqa: N802 - Qt's name
-        self._heights.clear()
+        self._forget()
         return self._items.pop(index) if 0 <= index < len(self._items) else None
 
     def expandingDirections(self) -> Qt.Orientation:  # noqa: N802 - Qt's name
@@ -50,6 +57,11 @@ class FlowLayout(QLayout):
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         """One row of everything: what the layout asks for when there is room."""
+        if self._hint is None:
+            self._hint = self._one_row()
+        return self._hint
+
+    def _one_row(self) -> QSize:
         width = sum(i.sizeHint().width() for i in self._items) + self._spacing * max(0, len(self._items) - 1)
         height = max((i.sizeHint().height() for i in self._items), default=0)
         margins = self.contentsMargins()
@@ -57,6 +69,11 @@ class FlowLayout(QLayout):
 
     def minimumSize(self) -> QSize:  # noqa: N802 - Qt's name
         """The widest single item: any narrower column still fits one per row."""
+        if self._minimum is None:
+            self._minimum = self._widest()
+        return self._minimum
+
+    def _widest(self) -> QSize:
         size = QSize()
         for item in self._items:
             size = size.expandedTo(item.minimumSize())
