@@ -15,9 +15,15 @@ if [ ! -f "$INDEX/report.json" ] || [ ! -f "$INDEX/dosing.jsonl" ] \
 fi
 duocthu-ingest check "$INDEX"
 export DUOCTHU_INDEX="$INDEX"
-if [ -n "${DISPLAY:-}" ] && command -v apt-get >/dev/null 2>&1 && ! ldconfig -p | grep -q libxcb-cursor.so.0; then
-  # Qt's X11 window needs a few xcb libraries a server image may lack (best effort: the terminal answer works without)
-  apt-get install -y -qq libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-xinerama0 libxkbcommon-x11-0 >/dev/null 2>&1 || true
+# Qt's X11 window needs a few xcb libraries a server image may lack: installed whatever DISPLAY says now (a display
+# may come later, over ssh -X or a desktop session); best effort, the terminal answer works without them
+XCB_PACKAGES="$(python -m duocthu_desktop.app.qt_libs 2>/dev/null || true)"
+if [ -n "$XCB_PACKAGES" ] && command -v apt-get >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO="sudo -n"
+  # shellcheck disable=SC2086 # one word per package
+  $SUDO apt-get install -y -qq $XCB_PACKAGES >/dev/null 2>&1 \
+    || { $SUDO apt-get update -qq >/dev/null 2>&1 && $SUDO apt-get install -y -qq $XCB_PACKAGES >/dev/null 2>&1; } \
+    || echo "setup: could not install $XCB_PACKAGES (the window needs them; see the line duocthu prints)" >&2
 fi
 # The app opens its window where there is a display; elsewhere it says so and answers the sample question here.
 exec duocthu --index "$INDEX" --ask "${1:-Liều paracetamol cho bé 5 tuổi nặng 18 kg, đường uống?}"

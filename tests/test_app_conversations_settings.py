@@ -321,8 +321,14 @@ def test_a_continued_conversation_shows_its_earlier_turns_and_what_they_cited(
     assert first.findChild(QLabel, "pastHeading").text().startswith(PAST_DECISIONS["clarify"])
     assert message_for("missing_route") in [label.text() for label in first.findChildren(QLabel)]
     assert second.findChild(QLabel, "pastHeading").text().startswith(PAST_DECISIONS["answerable"])
-    [chip] = second.chips  # one chip per passage
-    assert chip.text() == "[1] tr. 990" and chip.citation.physical_page == 12 and chip.citation.quote == text
+    # the answer as it was shown: its claims, and its chips numbered and quoting as they did
+    qtbot.waitUntil(lambda: second.card.complete, timeout=5000)
+    claims = [label.text() for label in second.findChildren(QLabel, "claim")]
+    assert claims == ["uống 500 mg mỗi lần", "Suy thận: giảm liều."]
+    assert [c.text() for c in second.chips] == ["[1] tr. 990", "[2] tr. 990"]
+    chip = second.chips[1]
+    assert chip.citation.quote == "Suy thận: giảm liều." and chip.citation.physical_page == 12  # not the section
+    assert DISCLAIMER in [label.text() for label in second.findChildren(QLabel)]
     qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)
     assert window.viewer.citation is chip.citation and chip.property("open")
     layout = window.chat.widget().layout()

@@ -445,6 +445,7 @@ def test_a_rebuild_closes_the_index_in_use_just_before_its_swap_and_reopens_it_w
     dialog = window.show_rebuild()
     qtbot.addWidget(dialog)
     dialog.pdf_edit.setText(str(pdf))
+    dialog.out_edit.setText(str(index))  # into the folder in use (the default is a new folder beside it)
     with qtbot.waitSignal(window.session_ready, timeout=5000):
         dialog.start()
     assert closed_at_swap == [1]  # closed before the swap was tried, not after
@@ -550,14 +551,15 @@ def test_a_chip_opens_the_cited_physical_page_with_the_quote_highlighted(
 
 
 def _ink(widget, rect) -> int:
-    """Dark pixels inside `rect` of what `widget` shows (text stays dark under the translucent band)."""
+    """Dark pixels inside `rect` of what `widget` shows (text stays darker than the translucent band over white;
+    every pixel, since the PDF pane fits its page to a narrower width than the chat's)."""
     image = widget.grab().toImage()
     rect = rect.intersected(widget.rect())
     dark = 0
-    for x in range(rect.left(), rect.right(), 2):
-        for y in range(rect.top(), rect.bottom(), 2):
+    for x in range(rect.left(), rect.right()):
+        for y in range(rect.top(), rect.bottom()):
             c = image.pixelColor(x, y)
-            dark += 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue() < 130
+            dark += 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue() < 160
     return dark
 
 

@@ -23,8 +23,9 @@ from PySide6.QtWidgets import (
 
 from duocthu_desktop.app import style
 from duocthu_desktop.app.answer_text import page_label, plain_text, title_parts
-from duocthu_desktop.messages import message_for
-from duocthu_desktop.payload import AnswerPayload, Citation
+from duocthu_desktop.app.flow_layout import FlowLayout
+from duocthu_desktop.messages import DISCLAIMER, message_for
+from duocthu_desktop.payload import AnswerBody, AnswerPayload, Citation
 from duocthu_desktop.sections import SECTION_BY_KEY
 
 ABSTAIN_HEADING = "Không trả lời được câu hỏi này"
@@ -72,6 +73,16 @@ def _label(text: str, name: str = "", rich: bool = False, colour: str | None = N
         label.setObjectName(name)
     style.emphasise(label, colour, bold=bold)
     return label
+
+
+def _flow_row(spacing: int = 6) -> QWidget:
+    """A widget whose buttons wrap onto further rows when the column is narrow (app.flow_layout)."""
+    row = QWidget()
+    FlowLayout(row, spacing)
+    policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+    policy.setHeightForWidth(True)
+    row.setSizePolicy(policy)
+    return row
 
 
 def _bullet() -> QLabel:
@@ -140,7 +151,7 @@ class AnswerCard(style.Panel):
             layout.addWidget(_label(payload.message, "message"))
         self._blocks_at = layout.count()  # where the next block goes: above the replies and the disclaimer
         if payload.quick_replies:
-            layout.addLayout(self._replies())
+            layout.addWidget(self._replies())
         layout.addWidget(_label(payload.disclaimer, "disclaimer", selectable=False,
                                 label=style.QuietLabel(payload.disclaimer)))
         layout.addLayout(self._footer())
@@ -190,7 +201,7 @@ class AnswerCard(style.Panel):
         box = QVBoxLayout(notice)
         box.addWidget(_label(VERIFY_HEADING, bold=True, selectable=False))
         box.addWidget(_label(self.payload.message))
-        row = QHBoxLayout()
+        pages = _flow_row()
         seen: set[int] = set()
         untrusted = [c for c in self.payload.citations if c.index in self.to_check]
         for citation in untrusted or self.payload.citations:
@@ -200,9 +211,8 @@ class AnswerCard(style.Panel):
             button = QPushButton(OPEN_PAGE.format(page=page_label(citation)))
             button.clicked.connect(lambda _=False, c=citation: self.citation_clicked.emit(c))
             self.page_buttons.append(button)
-            row.addWidget(button)
-        row.addStretch(1)
-        box.addLayout(row)
+            pages.layout().addWidget(button)
+        box.addWidget(pages)
         return notice
 
     def _block(self, block) -> QVBoxLayout:
@@ -237,26 +247,33 @@ class AnswerCard(style.Panel):
             claim_label = _label(claim.text, "claim")
             claim_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # level with the bullet
             row.addWidget(claim_label, 1)
+            made = []
             for index in claim.citations:
                 citation = self._by_index.get(index)
                 if citation is None:
                     continue
                 chip = CitationChip(citation)
                 chip.clicked.connect(lambda _=False, c=citation: self.citation_clicked.emit(c))
-                self.chips.append(chip)
-                row.addWidget(chip, 0, Qt.AlignmentFlag.AlignTop)
+                made.append(chip)
+            self.chips += made
+            if len(made) == 1:
+                row.addWidget(made[0], 0, Qt.AlignmentFlag.AlignTop)
+            elif made:  # several chips wrap under each other in a narrow chat
+                chips = _flow_row(spacing=4)
+                for chip in made:
+                    chips.layout().addWidget(chip)
+                row.addWidget(chips, 0, Qt.AlignmentFlag.AlignTop)
             rows.addLayout(row)
         box.addWidget(part)
 
-    def _replies(self) -> QHBoxLayout:
-        row = QHBoxLayout()
+    def _replies(self) -> QWidget:
+        row = _flow_row()
         for reply in self.payload.quick_replies:
             button = style.Pill(reply, (style.REPLY, style.REPLY_HOVER, style.REPLY))
             button.setObjectName("quickReply")
             button.clicked.connect(lambda _=False, r=reply: self.reply_clicked.emit(r))
             self.reply_buttons.append(button)
-            row.addWidget(button)
-        row.addStretch(1)
+            row.layout().addWidget(button)
         return row
 
     def _footer(self) -> QHBoxLayout:
@@ -291,21 +308,33 @@ def _message(reason: str | None) -> str | None:
 
 
 class PastAnswer(style.Panel):
-    """A past turn as the traces keep it (app.history): what was decided, the reason's message, and a chip for
-    each passage it cited, which opens the passage in the viewer; the answer's own words are not kept."""
+    """A past turn as the traces keep it (app.history): what was decided and when, then the answer as it was
+    shown (masked as stored), its chips quoting what they quoted; a turn traced before answers were kept has
+    only the reason's message and a chip for each passage it cited."""
 
     citation_clicked = Signal(object)  # Citation
 
     def __init__(self, decision: str, reason: str | None, citations: list[Citation], when: str,
-                 drug_title: Callable[[str], str | None] | None = None, parent=None) -> None:
+                 drug_title: Callable[[str], str | None] | None = None, parent=None,
+                 answer: AnswerBody | None = None, question: str = "") -> None:
         super().__init__(style.PAST, parent)
         self.setObjectName("pastAnswer")
         self.chips: list[CitationChip] = []
+        self.card: AnswerCard | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(4)
         heading = PAST_HEADING.format(decision=PAST_DECISIONS.get(decision, decision), when=when)
         layout.addWidget(_label(heading, "pastHeading", colour=style.ABSTAIN_FG, bold=True, selectable=False))
+        if answer is not None:
+            payload = AnswerPayload(**answer.model_dump(), disclaimer=DISCLAIMER)
+            self.card = AnswerCard(payload, question, drug_title, stepwise=True)  # many past answers never
+            # hold the UI thread in one piece: each fills in over later turns of the event loop
+            self.card.disable_replies()  # answered then: a reply now would be read as this turn's
+            self.card.citation_clicked.connect(self.citation_clicked)
+            self.chips = self.card.chips
+            layout.addWidget(self.card)
+            return
         message = _message(reason) if decision in ("abstain", "clarify", "verify_pdf") else None
         if message:
             layout.addWidget(_label(message, "pastMessage", colour=style.ABSTAIN_FG))

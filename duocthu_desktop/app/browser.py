@@ -46,6 +46,7 @@ PENDING_ROLE = Qt.ItemDataRole.UserRole + 5  # a dosage section whose outline is
 
 class FormularyBrowser(QWidget):
     open_page = Signal(int)  # physical page
+    open_section = Signal(str, str, int)  # drug id, section key, the section's first physical page
     open_citation = Signal(object)  # a Citation made from a dose statement: its page, the statement highlighted
     ask_about = Signal(str)  # the drug's name, as the catalog titles it
     outline_ready = Signal()
@@ -205,7 +206,10 @@ class FormularyBrowser(QWidget):
             self.open_citation.emit(citation)
             return
         page = item.data(0, PAGE_ROLE)
-        if page:
+        section = item.data(0, OUTLINE_ROLE)
+        if page and section and item.parent() is not None and item.parent().parent() is None:
+            self.open_section.emit(item.data(0, DRUG_ROLE), section, int(page))  # lands on its heading
+        elif page:
             self.open_page.emit(int(page))
 
     def _ask(self) -> None:

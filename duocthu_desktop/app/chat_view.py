@@ -18,7 +18,7 @@ WELCOME = (
 
 
 class ChatView(QScrollArea):
-    citation_clicked = Signal(object)  # Citation
+    citation_clicked = Signal(object, object)  # Citation, the identity of the index its card was answered from
     reply_clicked = Signal(str)
 
     def __init__(self, drug_title: Callable[[str], str | None] | None = None, parent=None) -> None:
@@ -69,24 +69,24 @@ class ChatView(QScrollArea):
         self._last_question = bubble
         return bubble
 
-    def add_answer(self, payload: AnswerPayload, question: str = "", to_check: set[int] | None = None
-                   ) -> AnswerCard:
+    def add_answer(self, payload: AnswerPayload, question: str = "", to_check: set[int] | None = None,
+                   index_id: str | None = None) -> AnswerCard:
         for card in self.cards:
             card.disable_replies()
         card = AnswerCard(payload, question, self.drug_title, to_check, stepwise=True)
-        card.citation_clicked.connect(self.citation_clicked)
+        card.citation_clicked.connect(lambda citation: self.citation_clicked.emit(citation, index_id))
         card.reply_clicked.connect(self.reply_clicked)
         self.cards.append(card)
         self._append(card, show_from=self._last_question or card)
         return card
 
-    def add_past(self, question: str, answer: PastAnswer) -> None:
+    def add_past(self, question: str, answer: PastAnswer, index_id: str | None = None) -> None:
         """A past turn of a continued conversation, above the note that says it continues (after the welcome)."""
         bubble = QuestionBubble(question)
         for widget in (bubble, answer):
             self._append(widget, at=self._past_at)
             self._past_at += 1
-        answer.citation_clicked.connect(self.citation_clicked)
+        answer.citation_clicked.connect(lambda citation: self.citation_clicked.emit(citation, index_id))
         self.past.append(answer)
 
     def mark_open(self, citation) -> None:
@@ -107,6 +107,7 @@ class ChatView(QScrollArea):
         while self._layout.count() > 1:
             item = self._layout.takeAt(0)
             if item.widget() is not None:
+                item.widget().hide()  # gone from view now, not when the event loop deletes it
                 item.widget().deleteLater()
         self.cards.clear()
         self.past.clear()

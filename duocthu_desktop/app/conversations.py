@@ -1,7 +1,7 @@
 """The side list of past conversations: the core's conversation store, read and changed through app.operations.
 
-The store keeps each conversation's clinical frame (masked), not its answers, so picking one continues it (the
-next question is read as its follow-up) with a note of where it stood, not a replay of the chat.
+The store keeps each conversation's clinical frame (masked), so picking one continues it (the next question is
+read as its follow-up); its earlier answers come back from the turn traces, as they were shown (app.history).
 """
 
 from __future__ import annotations
@@ -194,7 +194,7 @@ def beside(conversations: ConversationList, chat: QWidget) -> QSplitter:
     splitter = QSplitter(Qt.Orientation.Horizontal)
     splitter.addWidget(conversations)
     splitter.addWidget(chat)
-    splitter.setStretchFactor(0, 1)
-    splitter.setStretchFactor(1, 4)
+    splitter.setStretchFactor(0, 0)  # a wider window widens the chat, not the list
+    splitter.setStretchFactor(1, 1)
     splitter.setSizes([170, 450])
     return splitter

@@ -5,6 +5,10 @@ all (834 ms of a frozen window, measured by bench/app_bench.py), even on a backg
 worker the app's threads only wait on a pipe, which holds no lock, and torch never enters the app's process.
 It looks like `retrieval.embedder.LazyEmbedder` to the core (the same model_id, dimensions, `load`, `embed`,
 and a failed load remembered); when no worker can run, the model loads in-process as before.
+
+A rebuild embeds through one too, with its cancel event: the wait for the worker (loading the model, ~35 s on a
+busy machine, or a batch) is polled, and a cancel ends the worker process and raises BuildCancelled at once,
+so the dialog's Cancel never waits for torch. Nothing is lost: a batch is cached only once it is returned.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ log = logging.getLogger(__name__)
 
 _MODEL = None  # in the worker: the SentenceTransformerEmbedder
 WORKER_NICENESS = 5
+POLL_S = 0.1  # how often a wait for the worker looks at the cancel event
 
 
 def _lower_priority() -> None:
@@ -62,11 +67,12 @@ class EmbedderProcess:
     LOAD_TIMEOUT_S = 600.0
     EMBED_TIMEOUT_S = 120.0
 
-    def __init__(self, folder: Path | None = None) -> None:
+    def __init__(self, folder: Path | None = None, cancel: threading.Event | None = None) -> None:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         self._folder = str(folder) if folder else None
+        self._cancel = cancel
         self._pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
             max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_lower_priority
         )
@@ -118,12 +124,36 @@ class EmbedderProcess:
         if pool is None:
             raise _WorkerGone
         try:
-            return pool.submit(fn, *args).result(timeout=timeout)
+            future = pool.submit(fn, *args)
+            if self._cancel is None:
+                return future.result(timeout=timeout)
+            waited = 0.0
+            while True:
+                try:
+                    return future.result(timeout=POLL_S)
+                except TimeoutError:
+                    waited += POLL_S
+                    if self._cancel.is_set():
+                        self._stop_worker()
+                        from ingestion.progress import BuildCancelled
+
+                        raise BuildCancelled() from None
+                    if waited >= timeout:
+                        raise
         except (BrokenProcessPool, TimeoutError, OSError, pickle.PicklingError) as err:
             log.warning("embedding worker failed (%s: %s)", type(err).__name__, err)
             self._pool = None
             pool.shutdown(wait=False, cancel_futures=True)
             raise _WorkerGone from err
+
+    def _stop_worker(self) -> None:
+        """End the worker now, mid-call (a cancelled rebuild): its result would be thrown away anyway."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        for process in list(getattr(pool, "_processes", {}).values()):  # the executor has no public kill
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
         """Stop the worker once its current call ends (a reopened index does not wait for a load to finish)."""

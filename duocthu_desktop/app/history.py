@@ -1,8 +1,9 @@
 """A past conversation's turns, read back from the core's turn traces to show when a person continues it (Qt-free).
 
-The traces (qa.conversation.traces) keep each turn's question with personal data masked, its decision, reason and
-the chunks it cited (page, section), never the answer's words; so a past turn comes back as its question, what
-was decided, and a chip for each passage it cited, which opens that passage in the viewer. The trace files are
+The traces (qa.conversation.traces) keep each turn's question with personal data masked, its decision, reason,
+the chunks it cited (page, section) and, since version 2, the answer as shown (masked as stored): a past turn
+comes back as that answer, its chips numbered and quoting as they did. A turn traced before keeps only what was
+decided and a chip for each passage it cited, which opens that passage in the viewer. The trace files are
 opened read-only, the live one and its rotated predecessors.
 """
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from duocthu_desktop.artifacts import Chunk
-from duocthu_desktop.payload import Citation
+from duocthu_desktop.payload import AnswerBody, Citation
 from duocthu_desktop.qa.conversation.memory import handle
 from duocthu_desktop.qa.conversation.personal_data import conversation_key
 
@@ -31,6 +32,30 @@ class PastTurn:
     decision: str
     reason: str | None
     cited: list[dict] = field(default_factory=list)  # {"chunk_id", "printed_page", "section_key"}
+    answer: AnswerBody | None = None  # the answer as shown, when the trace kept it (version 2)
+    index_id: str | None = None  # the index its citations point into, when the trace says
+
+
+def _answer(stored: str | None) -> tuple[AnswerBody | None, str | None]:
+    if not stored:
+        return None, None
+    try:
+        body = json.loads(stored)
+        index_id = body.pop("index_id", None) if isinstance(body, dict) else None
+        return AnswerBody.model_validate(body), index_id if isinstance(index_id, str) else None
+    except ValueError as err:
+        log.warning("a traced answer not read: %s", err)
+        return None, None
+
+
+def _rows(conn: sqlite3.Connection, key: str) -> list[tuple]:
+    """(ts, question, decision, reason, citations, answer) of the conversation's turns in one trace file; a file
+    from before version 2 has no answer column."""
+    query = "SELECT ts, question, decision, reason, citations, {answer} FROM traces WHERE conversation_id IN (?, ?)"
+    try:
+        return conn.execute(query.format(answer="answer"), trace_keys(key)).fetchall()
+    except sqlite3.OperationalError:
+        return conn.execute(query.format(answer="NULL"), trace_keys(key)).fetchall()
 
 
 def trace_keys(key: str) -> tuple[str, str]:
@@ -59,19 +84,18 @@ def past_turns(traces, key: str, limit: int = MAX_TURNS) -> list[PastTurn]:
             log.warning("trace file %s not read: %s", path.name, err)
             continue
         try:
-            rows += conn.execute("SELECT ts, question, decision, reason, citations FROM traces "
-                                 "WHERE conversation_id IN (?, ?)", trace_keys(key)).fetchall()
+            rows += _rows(conn, key)
         except sqlite3.Error as err:
             log.warning("trace file %s not read: %s", path.name, err)
         finally:
             conn.close()
     turns = []
-    for ts, question, decision, reason, cited in sorted(rows, key=lambda row: row[0])[-limit:]:
+    for ts, question, decision, reason, cited, answer in sorted(rows, key=lambda row: row[0])[-limit:]:
         try:
             cited = [c for c in json.loads(cited or "[]") if isinstance(c, dict) and c.get("chunk_id")]
         except ValueError:
             cited = []
-        turns.append(PastTurn(float(ts), question or "", decision or "", reason, cited))
+        turns.append(PastTurn(float(ts), question or "", decision or "", reason, cited, *_answer(answer)))
     return turns
 
 

@@ -5,7 +5,8 @@
                                                                  the whole window, quit (0, or 1 on any failure)
 
 With no display (no DISPLAY or WAYLAND_DISPLAY, no off-screen platform asked for) it says so and answers one
-sample question in the terminal instead.
+sample question in the terminal instead. Where Qt's X11 plugin would fail for a missing system library, it prints
+one line naming the libraries and the apt command, and exits 3 (app.qt_libs).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 import sys
 from pathlib import Path
 
+from duocthu_desktop.app import qt_libs
 from duocthu_desktop.settings import Settings
 
 SAMPLE_QUESTION = "Liều paracetamol cho bé 5 tuổi nặng 18 kg, đường uống?"
@@ -25,6 +27,7 @@ NO_DISPLAY = ("duocthu: không có màn hình (DISPLAY/WAYLAND_DISPLAY trống) 
 SCREEN_PLATFORMS = {"offscreen", "minimal", "vnc", "eglfs", "linuxfb", "wayland", "xcb"}
 SCREENSHOT_TIMEOUT_MS = 180_000
 SWITCH_INTERVAL_S = 0.001
+WINDOW_FAILED = 3  # the window cannot open on this machine (a system library Qt needs is missing)
 
 log = logging.getLogger("duocthu_desktop.app")
 
@@ -142,6 +145,13 @@ def main(argv: list[str] | None = None) -> int:
     elif not args.screenshot and not has_display():
         print(NO_DISPLAY, file=sys.stderr)
         return answer_in_terminal(settings, args.ask or SAMPLE_QUESTION, pdf)
+    missing = qt_libs.missing_libraries() if qt_libs.uses_xcb() else []
+    if missing and args.screenshot:  # the picture needs no screen: off-screen, as without a display
+        log.warning("xcb libraries missing (%s): screenshot drawn off-screen", ", ".join(missing))
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    elif missing:  # Qt would abort naming the plugin, not what to install
+        print(qt_libs.missing_message(missing), file=sys.stderr)
+        return WINDOW_FAILED
 
     from PySide6.QtWidgets import QApplication
 

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from duocthu_desktop import in_use
-from duocthu_desktop.app import operations, style
+from duocthu_desktop.app import operations, rebuild, style, window_state
 from duocthu_desktop.app.answer_card import PastAnswer
 from duocthu_desktop.app.browser import FormularyBrowser
 from duocthu_desktop.app.busy import BusyLabel
@@ -70,10 +70,13 @@ ACT_OPEN_PDF, ACT_REBUILD, ACT_QUIT = "Mở tệp PDF…", "Xây dựng lại ch
 ACT_BIGGER, ACT_SMALLER = "Chữ to hơn", "Chữ nhỏ hơn"
 ACT_SETTINGS = "Cài đặt…"
 ACT_CONVERSATIONS = "Danh sách hội thoại"
-NARROW_PX = 1200  # narrower than this, the window opens without the list of conversations
+NARROW_PX = 1300  # narrower than this, the list of conversations puts itself away (Xem > Danh sách: F9)
+CHAT_SHARE = 0.56  # of the window's width, at first: the chat and its claims get the room, the PDF the rest
+LIST_PX = 190  # the list of conversations' width, at first
 CONTINUING = "Tiếp tục hội thoại «{title}». Câu hỏi trước (đã che thông tin cá nhân): {question}"
 REOPEN_KEYS = ("index_dir", "engine", "gguf_model")  # a change of these opens the index again
 PDF_FILTER = "Tệp PDF (*.pdf)"
+SECTION_ABOVE = 0.05  # a section's heading near the top of the view, a line of what precedes it above
 
 Opener = Callable[[Settings, Path | None], Session]
 
@@ -94,11 +97,14 @@ def same_folder(a: Path, b: Path) -> bool:
         return False
 
 
-def remember_index(index_dir: Path) -> bool:
-    """A first build's folder is saved in settings, so the next start opens it (an index already set is kept);
-    True when it was saved."""
+def remember_index(index_dir: Path, replace: bool = False) -> bool:
+    """A first build's folder is saved in settings, so the next start opens it (an index already set is kept,
+    unless a rebuild into another folder `replace`s it: the old folder no longer is the one in use); True when
+    it was saved."""
     saved = Settings.read_saved(settings_file())
-    if saved.get("index_dir") or index_dir == data_dir() / SAMPLE_INDEX:
+    if saved.get("index_dir") == str(index_dir) or (saved.get("index_dir") and not replace):
+        return False
+    if not saved.get("index_dir") and index_dir == data_dir() / SAMPLE_INDEX:
         return False
     try:
         Settings.save_changes(index_dir=str(index_dir))  # only this key: nothing a flag or the environment gave
@@ -116,6 +122,8 @@ class MainWindow(QMainWindow):
     turn_failed = Signal(str)
     citation_located = Signal(object)  # the Citation, once its page is open and its quote highlighted
     past_shown = Signal(int)  # a continued conversation's earlier turns are in the chat (how many)
+    citation_gone = Signal(object)  # a chip of a replaced index was clicked: the Citation, its page not opened
+    section_shown = Signal(object)  # (file page, y) of a section heading the viewer scrolled to, or None
 
     def __init__(self, settings: Settings | None = None, pdf: Path | None = None,
                  opener: Opener | None = None, warm_up: bool = True) -> None:
@@ -165,11 +173,13 @@ class MainWindow(QMainWindow):
         ask_row.addLayout(buttons)
         chat_tab = QWidget()
         chat_layout = QVBoxLayout(chat_tab)
+        chat_layout.setContentsMargins(4, 4, 4, 4)
         chat_layout.addWidget(self.chat, 1)
         chat_layout.addWidget(self.busy_row)
         chat_layout.addLayout(ask_row)
         self.browser = FormularyBrowser()
         self.browser.open_page.connect(self.open_page)
+        self.browser.open_section.connect(self.open_section)
         self.browser.ask_about.connect(self.ask_about)
         self.browser.open_citation.connect(self.open_citation)
         self.tabs = QTabWidget()
@@ -179,16 +189,22 @@ class MainWindow(QMainWindow):
         self.conversations.deleted.connect(self._conversation_deleted)
         self.session_ready.connect(self._conversations_ready)
         self.answer_shown.connect(lambda _card: self._conversation_changed())
-        self.tabs.addTab(beside(self.conversations, chat_tab), TAB_CHAT)
+        self.list_splitter = beside(self.conversations, chat_tab)
+        self.tabs.addTab(self.list_splitter, TAB_CHAT)
         self.tabs.addTab(self.browser, TAB_BROWSE)
         self.viewer = SourceViewer()
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.tabs)
-        splitter.addWidget(self.viewer)
-        splitter.setStretchFactor(0, 5)
-        splitter.setStretchFactor(1, 6)
-        splitter.setSizes([620, 800])
-        self.setCentralWidget(splitter)
+        self.viewer.page_caption = self._page_caption
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.addWidget(self.viewer)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        chat = round(self.width() * CHAT_SHARE)
+        self.splitter.setSizes([chat, self.width() - chat])
+        self.list_splitter.setSizes([LIST_PX, chat - LIST_PX])
+        self._restore_layout()
+        self.setCentralWidget(self.splitter)
         self.status_label = QLabel(OPENING)
         self.status_bar_busy = BusyLabel(STILL_WORKING)
         self.statusBar().addWidget(self.status_label, 1)
@@ -222,9 +238,35 @@ class MainWindow(QMainWindow):
         self.list_action = QAction(ACT_CONVERSATIONS, self, checkable=True)
         self.list_action.setShortcut(QKeySequence(Qt.Key.Key_F9))
         self.list_action.toggled.connect(self.conversations.setVisible)
-        self.list_action.setChecked(self.width() >= NARROW_PX)  # a narrow window gives the chat its room
+        self._narrow = self.width() < NARROW_PX
+        self.list_action.setChecked(not self._narrow)  # a narrow window gives the chat its room
         self.conversations.setVisible(self.list_action.isChecked())
         view_menu.addAction(self.list_action)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Crossing NARROW_PX puts the list of conversations away or brings it back; in between, what the person
+        chose with F9 stays."""
+        super().resizeEvent(event)
+        narrow = event.size().width() < NARROW_PX
+        if hasattr(self, "list_action") and narrow != self._narrow:
+            self._narrow = narrow
+            self.list_action.setChecked(not narrow)
+
+    # ---- what the window remembers of its layout (app.window_state) ---------------------------------------
+
+    def _restore_layout(self) -> None:
+        state = window_state.read_state(self.settings.data_dir)
+        if "main" in state:
+            self.splitter.setSizes(state["main"][:2])
+        if "conversations" in state:
+            self.list_splitter.setSizes(state["conversations"][:2])
+
+    def layout_state(self) -> dict[str, list[int]]:
+        state = window_state.read_state(self.settings.data_dir)
+        state["main"] = self.splitter.sizes()
+        if self.conversations.isVisible():  # a hidden list's zero width is not the width it had
+            state["conversations"] = self.list_splitter.sizes()
+        return state
 
     def text_size(self, step: int) -> None:
         self.text_pt = min(28.0, max(7.0, self.text_pt + step))
@@ -348,7 +390,8 @@ class MainWindow(QMainWindow):
         self.turn = None
         self._show_busy(False)
         self.answer_arrived.emit()
-        card = self.chat.add_answer(payload, self.turn_question, to_check)
+        index_id = self.session.index_id if self.session is not None else None
+        card = self.chat.add_answer(payload, self.turn_question, to_check, index_id)
         # the card fills in over a few turns of the event loop, and the cited page opens after it, so that no one
         # step holds the UI thread for long (bench/app_bench.py measures the longest)
         card.when_built(lambda: self._open_first_citation(card))
@@ -383,7 +426,14 @@ class MainWindow(QMainWindow):
 
     # ---- the source viewer --------------------------------------------------------------------------------
 
-    def open_citation(self, citation: Citation) -> None:
+    def open_citation(self, citation: Citation, index_id: str | None = None) -> None:
+        """Open the cited page; a chip of an index since replaced (`index_id` not the open one's) says so
+        instead of opening a page of another book."""
+        if self.session is not None and not self.session.same_index(index_id):
+            self.viewer.show_gone(citation)
+            self.chat.mark_open(None)
+            self.citation_gone.emit(citation)
+            return
         self.viewer.show_citation(citation, self._drug_title(citation.drug_id))
         self.chat.mark_open(citation)
         session = self.session
@@ -402,6 +452,24 @@ class MainWindow(QMainWindow):
     def open_page(self, physical: int) -> None:
         self.viewer.go_to_page(physical)
 
+    def open_section(self, drug_id: str, section_key: str, physical: int) -> None:
+        """The section's page at once, then down to its heading once the quote finder has found it there."""
+        self.viewer.go_to_page(physical)
+        session = self.session
+        if session is None:
+            return
+        operations.run(lambda task: session.section_start(drug_id, section_key), lane=operations.PDF,
+                       on_success=lambda found: self._section_found(physical, found),
+                       on_failure=lambda err: log.warning("section heading not found: %s", err), name="section")
+
+    def _section_found(self, physical: int, found: tuple[int, float] | None) -> None:
+        if found is not None and self.viewer.current_page() == physical:  # unless the person went elsewhere
+            self.viewer.go_to_page(found[0], found[1], above=SECTION_ABOVE)
+        self.section_shown.emit(found)
+
+    def _page_caption(self, physical: int) -> str | None:
+        return self.session.page_caption(physical) if self.session is not None else None
+
     def choose_pdf(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, ACT_OPEN_PDF, str(self.pdf or ""), PDF_FILTER)
         if path and self.session is not None:
@@ -411,21 +479,31 @@ class MainWindow(QMainWindow):
 
     # ---- rebuilding ---------------------------------------------------------------------------------------
 
+    def index_in_use(self) -> Path | None:
+        if self.session is not None and self.session.index_dir is not None:
+            return self.session.index_dir
+        return default_index(self.settings)
+
     def rebuild_target(self) -> Path:
-        """The index folder in use, unless it is the bundle's or read-only: then the data folder's own. In server
-        mode the session reads the server's files, never rebuilt here: the local fallback folder (or the data
-        folder's own) is the target."""
+        """A new folder beside the index in use (swapped in when the build succeeds); the data folder's own when
+        the index in use is the bundle's or read-only; the first one when none is in use. In server mode the
+        session reads the server's files, never rebuilt here: the local fallback folder (or the data folder's
+        own) is the target."""
         if self.settings.chroma_url:
             return Path(self.settings.index_dir) if self.settings.index_dir else data_dir() / "index"
-        open_index = self.session.index_dir if self.session is not None else None
-        return in_use.rebuild_target(self.settings, open_index or default_index(self.settings))
+        current = self.index_in_use()
+        writable = in_use.rebuild_target(self.settings, current)
+        if current is not None and same_folder(writable, current):
+            return rebuild.default_out(current, data_dir() / "index")
+        return writable if current is not None else rebuild.default_out(None, data_dir() / "index")
 
     def show_rebuild(self) -> RebuildDialog:
         pdf = self.session.pdf_path if self.session is not None else self.pdf
-        target, session = self.rebuild_target(), self.session
-        dialog = RebuildDialog(target, pdf, self, release_index=lambda: self._release_for_swap(session, target))
+        session = self.session
+        dialog = RebuildDialog(self.rebuild_target(), pdf, self, in_use=self.index_in_use(),
+                               release_index=lambda out: self._release_for_swap(session, out))
         dialog.setFont(self.font())  # a dialog is a window of its own: the text size does not reach it by itself
-        dialog.rebuilt.connect(self.reopen)
+        dialog.rebuilt.connect(lambda out, built_from: self.reopen(out, built_from, rebuilt=True))
         dialog.released_then_failed.connect(lambda folder: self.reopen(folder, remember=False))
         dialog.show()
         return dialog
@@ -437,15 +515,18 @@ class MainWindow(QMainWindow):
         if session is not None and session.index_dir is not None and same_folder(session.index_dir, target):
             session.release()
 
-    def reopen(self, index_dir: Path, pdf: Path | None = None, remember: bool = True) -> None:
+    def reopen(self, index_dir: Path, pdf: Path | None = None, remember: bool = True, rebuilt: bool = False) -> None:
         """Close the old index (after any turn in flight, on the same lane) and open the rebuilt one; `remember`
-        saves a first build's folder in the settings (a rebuild into the folder in use changes nothing there)."""
+        saves a first build's folder in the settings, and a rebuild into another folder as the index to open from
+        now on (a one-off --index or DUOCTHU_INDEX is never written into the settings)."""
         old = self.session
         self.session = None
         self._set_ready(False)
         self.status_label.setText(REOPENING)
         source = self.settings.source_of("index_dir")
-        if remember and source not in ONE_OFF and remember_index(Path(index_dir)):
+        moved = rebuilt and not (old is not None and old.index_dir is not None
+                                 and same_folder(old.index_dir, index_dir))  # the admin chose a new folder
+        if remember and (moved or source not in ONE_OFF) and remember_index(Path(index_dir), replace=moved):
             source = "saved"  # a one-off --index or DUOCTHU_INDEX is never written into the settings
         self.settings = self.settings.with_value("index_dir", Path(index_dir), source)
         self.pdf = Path(pdf) if pdf else self.pdf
@@ -492,7 +573,8 @@ class MainWindow(QMainWindow):
             return  # another conversation was chosen meanwhile
         for turn, citations in turns:
             self.chat.add_past(turn.question, PastAnswer(turn.decision, turn.reason, citations, when(turn.asked_at),
-                                                         self._drug_title))
+                                                         self._drug_title, answer=turn.answer,
+                                                         question=turn.question), turn.index_id)
         self.past_shown.emit(len(turns))
 
     def _conversation_deleted(self, key: str) -> None:
@@ -531,6 +613,7 @@ class MainWindow(QMainWindow):
     # ---- closing ------------------------------------------------------------------------------------------
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        window_state.save_state(self.settings.data_dir, self.layout_state())
         if self.turn is not None:
             self.turn.cancel()
         operations.wait_all(10000)

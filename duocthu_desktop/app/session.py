@@ -89,6 +89,10 @@ class Session:
         self._locator = None  # a pdf_locate.LocatorProcess (the PDF open in a worker), used on the PDF lane only
         self._turn_lock = threading.Lock()  # a turn and `release` (from the build's thread) one at a time
         self.released = False  # the index was closed for a swap: a turn says so instead of reading it
+        self.index_id = self._index_identity()
+        traces = getattr(assistant, "traces", None)
+        if traces is not None and hasattr(traces, "index_id"):
+            traces.index_id = self.index_id  # each traced answer says which index it was read from
         self.check_pdf()
         self._read_page_map()
 
@@ -135,6 +139,17 @@ class Session:
             if callable(close):
                 close()
 
+    def _index_identity(self) -> str | None:
+        """What a citation's pages belong to: the manifest's collection, named for the digests of the PDF and of
+        the chunks (a rebuild of the same book keeps it, another book changes it); None without a manifest."""
+        manifest = getattr(self.service, "manifest", None)
+        return getattr(manifest, "collection", None) or None
+
+    def same_index(self, index_id: str | None) -> bool:
+        """Whether a citation made under `index_id` still points into this index (unknown on either side: yes,
+        as before identities were kept)."""
+        return index_id is None or self.index_id is None or index_id == self.index_id
+
     # ---- the question path --------------------------------------------------------------------------------
 
     def release(self) -> None:
@@ -165,10 +180,14 @@ class Session:
         return found
 
     def history(self, key: str) -> list[tuple[PastTurn, list[Citation]]]:
-        """A past conversation's traced turns, each with a citation per passage it cited (app.history)."""
+        """A past conversation's traced turns, each with its citations: the stored answer's own (numbered and
+        quoting as shown), else one per passage it cited (app.history)."""
         turns = past_turns(getattr(self.assistant, "traces", None), key)
         shown = []
         for turn in turns:
+            if turn.answer is not None:
+                shown.append((turn, list(turn.answer.citations)))
+                continue
             passages: dict[tuple, dict] = {}  # each passage once, though several claims cited it
             for cited in turn.cited:
                 passages.setdefault((str(cited["chunk_id"]), cited.get("printed_page")), cited)
@@ -266,13 +285,48 @@ class Session:
 
         return self.pdf_path is not None and pdf_check.may_highlight(self.pdf_message)
 
-    def locate(self, citation: Citation) -> list[tuple[int, list[tuple[float, float, float, float]]]]:
-        """[(physical page, [rects in PDF points])] of the citation's quote; [] when it cannot be highlighted."""
+    def locate(self, citation: Citation, within_chunk: bool = True
+               ) -> list[tuple[int, list[tuple[float, float, float, float]]]]:
+        """[(physical page, [rects in PDF points])] of the citation's quote (found within its chunk, or on the
+        cited page alone without `within_chunk`); [] when it cannot be highlighted."""
         if not self.may_highlight:
             return []
         if self._locator is None:
             self._locator = LocatorProcess(self.pdf_path)
-        return self._locator.locate(citation, self.chunk(citation.chunk_id))
+        return self._locator.locate(citation, self.chunk(citation.chunk_id) if within_chunk else None)
+
+    def page_caption(self, physical: int) -> str | None:
+        """What a file page holds, for the caption above the PDF while a person browses: the monograph(s) on it
+        and the sections printed on it ("Paracetamol · Chỉ định, Liều lượng và cách dùng"); None off the book."""
+        printed = self.printed_for(physical)
+        parts = []
+        for mono in self.monographs:
+            if not mono.start_physical <= physical <= mono.end_physical:
+                continue
+            headings = [s.heading for s in mono.sections if printed is not None and s.start_printed is not None
+                        and s.start_printed <= printed <= (s.end_printed or s.start_printed)]
+            parts.append(" · ".join([mono.title.capitalize(), ", ".join(headings)] if headings
+                                    else [mono.title.capitalize()]))
+        return " | ".join(parts) or None
+
+    def section_start(self, drug_id: str, section_key: str) -> tuple[int, float] | None:
+        """(file page, y in points) of a section's heading as printed, else of the monograph's title, for a jump
+        that lands on the heading; None when neither is found (the page's top is all there is)."""
+        mono = self.monograph(drug_id)
+        if mono is None or not self.may_highlight:
+            return None
+        section = next((s for s in mono.sections if s.key == section_key), None)
+        printed = section.start_printed if section is not None else None
+        physical = (self.physical_for(printed) if printed is not None else None) or mono.start_physical
+        tries = [(section.heading, physical)] if section is not None else []
+        tries.append((mono.title, mono.start_physical))
+        for text, page in tries:
+            probe = Citation(index=1, chunk_id=f"{drug_id}__{section_key}", drug_id=drug_id, section_key=section_key,
+                             printed_page=self.printed_for(page), physical_page=page, quote=text)
+            found = [(p, rects) for p, rects in self.locate(probe, within_chunk=False) if rects]
+            if found:
+                return found[0][0], min(r[1] for r in found[0][1])
+        return None
 
     def warm_locator(self) -> None:
         """Start the quote finder and open the PDF in it (on the PDF lane, at start), so the first chip is quick."""

@@ -38,6 +38,8 @@ OF_PAGES = "/ {count}"
 SEARCH = "Tìm trong PDF…"
 GO_FOLIO = "Đến trang sách…"
 NOT_FOUND = "Không tìm thấy"
+INDEX_GONE = ("[{index}] thuộc chỉ mục cũ, đã được thay bằng chỉ mục của một bản sách khác: trang của nó có thể "
+              "không còn là trang của sách đang mở. Hãy hỏi lại để có trích dẫn của chỉ mục mới.")
 QUOTE_NOT_FOUND = "Không định vị được đoạn trích trên trang; hãy đọc trang {page}."
 ZOOM_STEP = 1.2
 YIELD_EVERY, YIELD_SECONDS = 8, 0.001  # reading page sizes on a worker: pages between pauses, and each pause
@@ -64,6 +66,9 @@ class SourceViewer(QWidget):
         self.view.setSearchModel(self.search_model)
         self.printed_for: Callable[[int], int | None] = lambda _physical: None
         self.physical_for: Callable[[int], int | None] = lambda _printed: None
+        self.page_caption: Callable[[int], str | None] = lambda _physical: None  # what a page holds (the core's)
+        self._cited_pages: set[int] = set()  # the open citation's file pages: its caption stays while one is shown
+        self._citation_caption = ""
         self.citation: Citation | None = None
         self._fit_width = True
         self._search_index = -1
@@ -181,12 +186,14 @@ class SourceViewer(QWidget):
         """Say the PDF is on its way (it is read off the UI thread after the index opens)."""
         self.folio.setText(LOADING_PDF)
 
-    def go_to_page(self, physical: int, y_points: float = 0.0) -> None:
+    def go_to_page(self, physical: int, y_points: float = 0.0, above: float | None = None) -> None:
+        """Show file page `physical` (1-based) from `y_points` down, `above` of the view's height left above it
+        (a quarter by default, for a quote read in its context)."""
         if self.document.pageCount() == 0:
             self._pending = (physical, y_points)  # a citation opened before the PDF arrived: shown when it does
             return
         physical = min(max(1, physical), self.document.pageCount())
-        self.view.show_point(physical - 1, y_points, above=0.25 if y_points else 0.0)
+        self.view.show_point(physical - 1, y_points, above=(0.25 if above is None else above) if y_points else 0.0)
         self._page_changed(physical - 1)
 
     def _go_to_folio(self) -> None:
@@ -204,6 +211,19 @@ class SourceViewer(QWidget):
         self.page_box.blockSignals(True)
         self.page_box.setValue(physical)
         self.page_box.blockSignals(False)
+        self._caption_for(physical)
+
+    def _caption_for(self, physical: int) -> None:
+        """The open citation's caption on its own pages; elsewhere, what the page shown holds."""
+        if physical in self._cited_pages:
+            text = self._citation_caption
+        else:
+            text = self.page_caption(physical) or ""
+            if text:
+                printed = self.printed_for(physical)
+                text += " · " + (FOLIO.format(folio=printed) if printed is not None else NO_FOLIO)
+        if self.caption.text() != text:
+            self.caption.setText(text)
 
     # ---- citations ----------------------------------------------------------------------------------------
 
@@ -214,9 +234,19 @@ class SourceViewer(QWidget):
         parts = [f"[{citation.index}]", title or citation.drug_id]
         if section is not None:
             parts.append(section.heading)
-        self.caption.setText(" · ".join(parts) + f" · {page_label(citation)}")
+        self._citation_caption = " · ".join(parts) + f" · {page_label(citation)}"
+        self._cited_pages = {citation.physical_page}
+        self.caption.setText(self._citation_caption)
         self.view.set_highlights({})
         self.go_to_page(citation.physical_page)
+
+    def show_gone(self, citation: Citation) -> None:
+        """A chip from an index since replaced: say so, and leave the page shown as it is."""
+        self.citation = None
+        self._cited_pages = {self.current_page()}  # the words stay while this page is shown
+        self._citation_caption = INDEX_GONE.format(index=citation.index)
+        self.view.set_highlights({})
+        self.caption.setText(self._citation_caption)
 
     def show_located(self, citation: Citation, located: list[tuple[int, list[tuple]]]) -> bool:
         """Highlight the quote's lines (pages 1-based, rects in points) and scroll to its first line; False when
@@ -225,8 +255,10 @@ class SourceViewer(QWidget):
             return False
         highlights = {physical - 1: list(rects) for physical, rects in located if rects}
         self.view.set_highlights(highlights)
+        self._cited_pages |= {page + 1 for page in highlights}
         if not highlights:
-            self.caption.setText(self.caption.text() + "\n" + QUOTE_NOT_FOUND.format(page=page_label(citation)))
+            self._citation_caption += "\n" + QUOTE_NOT_FOUND.format(page=page_label(citation))
+            self.caption.setText(self._citation_caption)
             return True
         first_page, first_rects = located[0][0], located[0][1]
         self.go_to_page(first_page, min(r[1] for r in first_rects))

@@ -133,6 +133,7 @@ class Pill(QPushButton):
     `active` is the "open" property (the chip whose page the viewer shows)."""
 
     PAD_X, PAD_Y = 8, 2
+    MIN_WIDTH = 120  # narrower than its text (a long quick reply in a narrow chat), it is drawn elided
 
     def __init__(self, text: str, looks: tuple[Look, Look, Look], parent=None) -> None:
         super().__init__(text, parent)
@@ -145,7 +146,8 @@ class Pill(QPushButton):
                      metrics.height() + 2 * self.PAD_Y + 4)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
-        return self.sizeHint()
+        hint = self.sizeHint()
+        return QSize(min(hint.width(), self.MIN_WIDTH), hint.height())
 
     def set_active(self, active: bool) -> None:
         if bool(self.property("open")) != active:
@@ -168,5 +170,9 @@ class Pill(QPushButton):
         _paint_round(self, look, self.height() / 2, focus=self.hasFocus())
         painter = QPainter(self)
         painter.setPen(QColor(look.fg))
-        painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.text())
+        room = self.width() - 2 * self.PAD_X
+        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, room)
+        if text != self.text() and not self.toolTip():
+            self.setToolTip(self.text())
+        painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, text)
         painter.end()

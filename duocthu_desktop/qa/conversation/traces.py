@@ -1,4 +1,4 @@
-"""Turn traces in SQLite: question, frame, decision, reason, citations and timings of every turn.
+"""Turn traces in SQLite: question, frame, decision, reason, citations, timings and the answer of every turn.
 
 Personal data is masked before anything is written (`personal_data`: phones, ID numbers, emails, names, and their
 pieces in the frame's word lists), the question is capped, the conversation id is a digest. Past `max_bytes` the
@@ -16,8 +16,8 @@ import time
 import uuid
 from pathlib import Path
 
-from duocthu_desktop.payload import AnswerPayload
-from duocthu_desktop.qa.conversation.personal_data import conversation_key, stored_frame, stored_text
+from duocthu_desktop.payload import AnswerBody, AnswerPayload
+from duocthu_desktop.qa.conversation.personal_data import conversation_key, mask, stored_frame, stored_text
 from duocthu_desktop.qa.conversation.sqlite_file import SqliteFile
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 
@@ -38,25 +38,48 @@ _COLUMNS = """
     reason TEXT,
     engine TEXT,
     citations TEXT NOT NULL,
-    timings TEXT NOT NULL
+    timings TEXT NOT NULL,
+    answer TEXT
 """
 _SCHEMA = f"CREATE TABLE IF NOT EXISTS traces ({_COLUMNS})"
 _ERRORS = (sqlite3.Error, OSError, UnicodeError, ValueError)
+
+
+def stored_answer(payload: AnswerPayload, keep: list[str], index_id: str | None = None) -> str:
+    """The answer as the person saw it, to show again when a past conversation is continued (app.history):
+    the citations' quotes and the claims that repeat a quote are the book's words and kept as printed; every
+    other text (the message, titles, quick replies, a computed line) is masked, as the question is. `index_id` names the index the citations point into."""
+    body = payload.model_dump(mode="json", include=set(AnswerBody.model_fields))
+    quotes = {c.quote for c in payload.citations}
+    body["message"] = mask(body["message"], keep) if body["message"] else ""
+    body["quick_replies"] = [mask(r, keep) for r in body["quick_replies"]]
+    for block in body["blocks"]:
+        block["title"] = mask(block["title"], keep)
+        for claim in block["claims"]:
+            if claim["text"] not in quotes:
+                claim["text"] = mask(claim["text"], keep)
+    if index_id:
+        body["index_id"] = index_id
+    return json.dumps(body, ensure_ascii=False)
 
 
 class TraceStore(SqliteFile):
     schema = _SCHEMA
     # a new file gives its deleted pages back to the disk, so the live file shrinks after a rotation
     pragmas = (*SqliteFile.pragmas, "PRAGMA auto_vacuum = FULL")
-    version = 1  # 1: personal_data masking, ids digested, capped
+    version = 2  # 1: personal_data masking, ids digested, capped; 2: the answer as shown (stored_answer)
 
     def _upgrade(self, conn: sqlite3.Connection) -> None:
-        conn.execute("DELETE FROM traces")  # rows from before version 1 may hold what the old scrubber missed
+        if self._version(conn) < 1:
+            conn.execute("DELETE FROM traces")  # rows from before version 1 may hold what the old scrubber missed
+        if "answer" not in {row[1] for row in conn.execute("PRAGMA table_info(traces)")}:
+            conn.execute("ALTER TABLE traces ADD COLUMN answer TEXT")
 
     def __init__(self, path: Path, timeout: float = 1.0, max_bytes: int = MAX_BYTES, keep: int = KEEP_FILES) -> None:
         super().__init__(path, timeout)
         self.max_bytes = max_bytes
         self.keep = keep
+        self.index_id: str | None = None  # the open index's identity, set by whoever opened it (app.session)
 
     def record(
         self,
@@ -85,12 +108,13 @@ class TraceStore(SqliteFile):
                 payload.engine,
                 json.dumps(citations, ensure_ascii=False),
                 json.dumps({k: round(v, 4) for k, v in timings.items()}),
+                stored_answer(payload, keep, self.index_id),
             )
             conn = self._connect()
             try:
                 conn.execute(
                     "INSERT INTO traces (ts, conversation_id, question, frame, rule, decision, reason, engine, "
-                    "citations, timings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "citations, timings, answer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     row,
                 )
             finally:

@@ -1,0 +1,185 @@
+"""Rebuilding from the window (issue 19): the output folder chosen (a new one beside the index in use by default,
+swapped in on success), the time spent and an estimate, a Cancel that never waits for the embedding model,
+messages shown whole, and chips of a replaced index that say so instead of opening another book's pages."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before pytest-qt makes the QApplication
+
+from PySide6.QtCore import Qt  # noqa: E402
+
+from duocthu_desktop.app import rebuild  # noqa: E402
+from duocthu_desktop.app.embed_process import EmbedderProcess  # noqa: E402
+from duocthu_desktop.app.rebuild_dialog import RebuildDialog  # noqa: E402
+from duocthu_desktop.app.session import Session  # noqa: E402
+from duocthu_desktop.app.source_viewer import INDEX_GONE  # noqa: E402
+from duocthu_desktop.errors import InputRefused  # noqa: E402
+from duocthu_desktop.settings import ENV_CONFIG_DIR, Settings  # noqa: E402
+from tests import test_app_window  # noqa: E402
+from tests.test_app_window import BuildCancelled, ScriptedAssistant, dose_answer, send  # noqa: E402
+
+make_window = test_app_window.make_window  # the window's tests' fixture: a shown window over a scripted assistant
+
+
+def test_the_default_output_is_a_new_folder_beside_the_index_in_use(tmp_path: Path):
+    in_use = tmp_path / "sample-index"
+    in_use.mkdir()
+    at = time.mktime((2026, 12, 1, 18, 42, 0, 0, 0, -1))
+    out = rebuild.default_out(in_use, tmp_path / "first", now=at)
+    assert out == tmp_path / "sample-index-20261201-1842" and not out.exists()
+    out.mkdir()
+    assert rebuild.default_out(in_use, tmp_path / "first", now=at).name == "sample-index-20261201-1842-2"
+    assert rebuild.default_out(out, tmp_path / "first", now=at + 3600).name == "sample-index-20261201-1942"
+    assert rebuild.default_out(None, tmp_path / "first") == tmp_path / "first"  # a first build
+
+
+def test_the_estimate_comes_from_the_rate_of_the_stage_so_far():
+    timing = rebuild.Timing(started=100.0)
+    timing.report("pages", 0, 100, now=100.0)
+    assert timing.remaining(now=100.5) is None  # nothing done yet: no rate to tell
+    timing.report("pages", 25, 100, now=110.0)
+    assert timing.remaining(now=110.0) == pytest.approx(30.0)  # 25 pages in 10 s: 75 more in 30 s
+    assert timing.text(now=110.0) == "Đã chạy 0:10 · bước này còn khoảng 0:30"
+    assert timing.text(now=110.0, final=True) == "Đã chạy 0:10"
+    timing.report("embed", 0, 900, now=130.0)  # a new stage starts its own rate
+    assert timing.remaining(now=131.0) is None and timing.text(now=131.0) == "Đã chạy 0:31"
+    timing.report("embed", 90, 900, now=140.0)
+    assert timing.remaining(now=140.0) == pytest.approx(90.0)
+    assert rebuild.clock(3725) == "1:02:05"
+
+
+def test_a_cancel_ends_the_embedding_worker_mid_call_instead_of_waiting_for_it():
+    cancel = threading.Event()
+    process = EmbedderProcess(cancel=cancel)
+    try:
+        assert process._call(30, time.sleep, 0) is None  # the worker is up and answers
+        threading.Timer(0.3, cancel.set).start()
+        started = time.monotonic()
+        with pytest.raises(Exception) as raised:
+            process._call(120, time.sleep, 120)  # a model load or a long batch
+        waited = time.monotonic() - started
+        assert type(raised.value).__name__ == "BuildCancelled"
+        assert waited < 60, waited  # it did not wait for the call to end
+        assert process._pool is None
+    finally:
+        process.close()
+
+
+def test_the_dialog_builds_into_the_folder_chosen_and_shows_the_time(qtbot, monkeypatch, tmp_path):
+    pdf = tmp_path / "book.pdf"
+    pdf.write_bytes(b"%PDF-1.4")
+    in_use = tmp_path / "index"
+    release = threading.Event()
+    written: list[Path] = []
+
+    def fake_build(pdf, out, on_progress, cancel, before_swap=None):
+        on_progress("pages", 10, 40)
+        release.wait(5)
+        written.append(Path(out))
+        return SimpleNamespace(report=SimpleNamespace(monographs=3, chunks=40))
+
+    monkeypatch.setattr(rebuild, "run_build", fake_build)
+    dialog = RebuildDialog(rebuild.default_out(in_use, tmp_path / "x"), pdf, in_use=in_use)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.out.parent == tmp_path and dialog.out.name.startswith("index-")  # beside, not over it
+    chosen = tmp_path / "chosen"
+    dialog.out_edit.setText(str(chosen))
+    dialog.start()
+    qtbot.waitUntil(lambda: dialog.bar.maximum() == 40, timeout=5000)
+    assert dialog.elapsed.text().startswith("Đã chạy 0:0")
+    assert not dialog.out_edit.isEnabled()  # the folder is fixed while it builds
+    with qtbot.waitSignal(dialog.rebuilt, timeout=5000) as done:
+        release.set()
+    assert written == [chosen] and done.args[0] == chosen
+    assert dialog.outcome.startswith(rebuild.DONE.format(monographs=3, chunks=40))
+    assert dialog.elapsed.text().startswith("Đã chạy") and "còn khoảng" not in dialog.elapsed.text()
+
+
+def test_a_long_refusal_is_shown_whole(qtbot, monkeypatch, tmp_path):
+    pdf = tmp_path / "scan.pdf"
+    pdf.write_bytes(b"%PDF-1.4")
+    reason = "the PDF has no text layer on pages " + ", ".join(str(n) for n in range(1, 90))
+
+    def refuse(pdf, out, on_progress, cancel, before_swap=None):
+        raise InputRefused(reason)
+
+    monkeypatch.setattr(rebuild, "run_build", refuse)
+    dialog = RebuildDialog(tmp_path / "index", pdf)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.start()
+    qtbot.waitUntil(lambda: not dialog.running and bool(dialog.outcome), timeout=5000)
+    label = dialog.stage
+    assert reason in label.text()
+    qtbot.waitUntil(lambda: label.height() >= label.heightForWidth(label.width()), timeout=3000)
+    assert label.heightForWidth(label.width()) > 3 * label.fontMetrics().height()  # it wraps onto many lines
+
+
+def test_cancel_says_so_and_keeps_the_index(qtbot, monkeypatch, tmp_path):
+    pdf = tmp_path / "book.pdf"
+    pdf.write_bytes(b"%PDF-1.4")
+
+    def fake_build(pdf, out, on_progress, cancel, before_swap=None):
+        on_progress("embed", 3, 10)
+        cancel.wait(5)
+        raise BuildCancelled()
+
+    monkeypatch.setattr(rebuild, "run_build", fake_build)
+    dialog = RebuildDialog(tmp_path / "new", pdf, in_use=tmp_path / "index")
+    qtbot.addWidget(dialog)
+    dialog.start()
+    qtbot.waitUntil(lambda: dialog.bar.maximum() == 10, timeout=5000)
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=5000)
+    assert dialog.outcome == rebuild.CANCELLED and dialog.start_button.isEnabled()
+
+
+def _with_index(assistant: ScriptedAssistant, collection: str) -> ScriptedAssistant:
+    assistant.service.manifest = SimpleNamespace(collection=collection)
+    return assistant
+
+
+def test_after_a_swap_old_chips_say_their_index_is_gone_and_new_ones_open(qtbot, make_window, tmp_path,
+                                                                          monkeypatch):
+    monkeypatch.setenv(ENV_CONFIG_DIR, str(tmp_path / "config"))
+    monkeypatch.delenv("DUOCTHU_INDEX", raising=False)
+    window = make_window(_with_index(ScriptedAssistant(lambda q: dose_answer()), "duocthu-old-book"))
+    old_card = send(qtbot, window, "Liều paracetamol?")
+    new_folder = tmp_path / "index-20261201-1842"
+    new = _with_index(ScriptedAssistant(lambda q: dose_answer()), "duocthu-new-book")
+    window.opener = lambda settings, pdf: Session(new, settings, settings.index_dir)
+    with qtbot.waitSignal(window.session_ready, timeout=5000):
+        window.reopen(new_folder, rebuilt=True)  # as the dialog's success does
+    assert window.session.index_dir == new_folder
+    assert Settings.load().index_dir == new_folder  # the next start opens the new folder, not the old one
+    window.viewer.go_to_page(3)
+    with qtbot.waitSignal(window.citation_gone, timeout=5000):
+        qtbot.mouseClick(old_card.chips[1], Qt.MouseButton.LeftButton)
+    assert window.viewer.caption.text() == INDEX_GONE.format(index=2)
+    assert window.viewer.citation is None and not old_card.chips[1].property("open")
+    new_card = send(qtbot, window, "Liều paracetamol?")
+    with qtbot.waitSignal(window.citation_located, timeout=5000):
+        qtbot.mouseClick(new_card.chips[1], Qt.MouseButton.LeftButton)
+    assert window.viewer.citation is new_card.chips[1].citation
+
+
+def test_a_rebuild_of_the_same_book_keeps_old_chips_working(qtbot, make_window, tmp_path, monkeypatch):
+    monkeypatch.setenv(ENV_CONFIG_DIR, str(tmp_path / "config"))  # reopening saves the folder in settings
+    window = make_window(_with_index(ScriptedAssistant(lambda q: dose_answer()), "duocthu-same-book"))
+    card = send(qtbot, window, "Liều paracetamol?")
+    again = _with_index(ScriptedAssistant(lambda q: dose_answer()), "duocthu-same-book")
+    window.opener = lambda settings, pdf: Session(again, settings)
+    with qtbot.waitSignal(window.session_ready, timeout=5000):
+        window.reopen(window.settings.data_dir / "index")
+    with qtbot.waitSignal(window.citation_located, timeout=5000):
+        qtbot.mouseClick(card.chips[0], Qt.MouseButton.LeftButton)
+    assert window.viewer.citation is card.chips[0].citation
