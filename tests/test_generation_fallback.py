@@ -150,3 +150,17 @@ def test_a_bound_kept_in_other_words_passes() -> None:
     assert qualifiers.swapped_bound("Người lớn: 500 mg.", ["Trẻ em trên 12 tuổi và người lớn: 500 mg."]) == ""
     assert qualifiers.bounds("Clcr < 30 ml/phút, trên 12 tuổi: 500 mg") == [("30", "max"), ("12", "min"),
                                                                            ("500", None)]
+
+
+def test_the_eval_report_says_whose_text_was_shown_and_how_soon_the_books_answer_was_ready(make) -> None:
+    from duocthu_desktop import cli_eval
+
+    cases = [{"id": "written", "turns": [PARACETAMOL], "expect": {"decision": "answerable"}},
+             {"id": "fallback", "turns": ["Liều metformin cho người lớn?"], "expect": {"decision": "answerable"}}]
+    model = CopyingModel(edit_claims=lambda cs, n: cs if "240 mg" in str(cs) else [])  # the second draft: empty
+    report = cli_eval.run_eval(make(model), cases, None)
+    g = report["totals"]["generation"]
+    assert (g["turns"], g["shown_written_by_model"], g["shown_written_share"]) == (2, 1, 0.5)
+    assert [c["payloads"][0]["engine"] for c in report["cases"]] == ["generative", "extractive"]
+    assert all(c["generation"][0]["book_answer_seconds"] is not None for c in report["cases"])
+    assert g["book_answer_seconds"]["max"] <= max(c["generation"][0]["turn_seconds"] for c in report["cases"])

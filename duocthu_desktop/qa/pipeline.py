@@ -555,9 +555,16 @@ class Assistant:
             blocks=answer.blocks,
             citations=answer.citations,
             quick_replies=answer.quick_replies,
-            engine="generative" if answer.written_by == "generative" else "extractive",  # whose text is shown
+            engine=self._shown_engine(answer),
             disclaimer=DISCLAIMER,
         )
+
+    def _shown_engine(self, answer: EngineAnswer) -> str:
+        """Whose text the payload shows: "generative" only for the model's checked wording (and for the refusal of
+        a generative engine whose model cannot load); the book's answer shown under it is "extractive"."""
+        if answer.written_by == "generative" or (self.engine is None and self.engine_name == "generative"):
+            return "generative"
+        return "extractive"
 
 
 def _combine(answers: list[EngineAnswer]) -> EngineAnswer:
