@@ -118,6 +118,7 @@ def test_the_books_card_shows_at_once_and_the_models_wording_replaces_it_in_plac
     assert window.chat.cards == [card] and window.chat._layout.indexOf(card) == at
     assert card.payload.engine == "generative" and WRITTEN in " ".join(_texts(card))
     assert not window.busy
+    assert card.chips[0].property("open")  # the page the book's card opened is still the one shown
 
 
 def test_a_model_out_of_time_keeps_the_books_answer_with_one_line_saying_so(qtbot, window_for):

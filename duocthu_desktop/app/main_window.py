@@ -377,6 +377,12 @@ class MainWindow(QMainWindow):
         """The replacing card is built: its page opens only if the book's card had not opened one yet."""
         if not opened:
             self._open_first_citation(card)
+        else:  # the page the book's card opened stays: its chip in the new card is the open one
+            shown = getattr(self.viewer, "citation", None)
+            same = next((c for c in card.payload.citations if shown is not None and c.chunk_id == shown.chunk_id
+                         and c.quote == shown.quote), None)
+            if same is not None:
+                self.chat.mark_open(same)
         self.answer_replaced.emit(card)
 
     def _open_first_citation(self, card) -> None:
