@@ -144,3 +144,18 @@ def test_stopping_the_model_keeps_the_books_answer_and_the_conversation(qtbot, w
     qtbot.wait(50)
     assert window.chat.cards == [book] and book.payload.engine == "extractive"
     assert window.conversation_id == conversation  # the turn was remembered: a follow-up continues it
+
+
+def test_a_next_question_need_not_wait_for_the_models_wording(qtbot, window_for):
+    assistant = BookFirstAssistant(payload(WRITTEN, "generative"))
+    window = window_for(assistant)
+    book = _ask(qtbot, window, "Liều paracetamol cho bé 5 tuổi, uống?")
+    assert window.busy and window.send_button.isEnabled()
+    conversation = window.conversation_id
+    window.question_box.setPlainText("Còn trẻ 8 tuổi thì sao?")
+    qtbot.keyClick(window.question_box, Qt.Key.Key_Return)  # stops the model, keeps the book's card, asks
+    assert MODEL_STOPPED in _texts(window.chat) and window.chat.cards == [book] and window.busy
+    assistant.gate.set()
+    qtbot.waitUntil(lambda: len(assistant.asked) == 2, timeout=5000)
+    assert assistant.asked[1] == ("Còn trẻ 8 tuổi thì sao?", conversation)  # the same conversation continues
+    assert assistant.cancelled[0] is True

@@ -311,6 +311,8 @@ class MainWindow(QMainWindow):
 
     def send(self, text: str) -> None:
         text = text.strip()
+        if text and self.busy and self.book_card is not None:
+            self.cancel_turn()  # the book's answer is shown: the next question need not wait for the model's wording
         if not text or self.session is None or self.busy:
             return
         self.question_box.clear()
@@ -352,6 +354,7 @@ class MainWindow(QMainWindow):
     def _book_answer(self, payload: AnswerPayload, to_check: set[int]) -> None:
         """The book's answer, shown at once while the language model writes its wording of it."""
         self.busy_label.base = MODEL_WRITING
+        self.send_button.setEnabled(True)  # a next question stops the model and keeps this answer
         self.answer_arrived.emit()
         card = self.chat.add_answer(payload, self.turn_question, to_check)
         self.book_card = card
