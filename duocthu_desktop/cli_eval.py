@@ -137,12 +137,19 @@ def run_case(assistant, case: dict, chunk_texts: dict[str, str], printed_pages: 
     expect_turns = case.get("expect_turns", [])
     for n, question in enumerate(turns):
         started = time.perf_counter()
-        payload = assistant.ask(question, conversation_id=conversation)
+        book: list[float] = []  # when the book's answer was ready to show (the generative engine hands it over)
+        if getattr(assistant, "writer", None) is not None:
+            payload = assistant.ask(question, conversation_id=conversation,
+                                    on_extractive=lambda _p, b=book, t=started: b.append(time.perf_counter() - t))
+        else:
+            payload = assistant.ask(question, conversation_id=conversation)
         seconds.append(time.perf_counter() - started)
         stats = getattr(assistant, "last_generation", None)
         if generation is not None and stats is not None:
-            generation.append((stats, seconds[-1]))
-            written.append(dataclasses.asdict(stats) | {"turn": n + 1, "turn_seconds": round(seconds[-1], 2)})
+            generation.append((stats, seconds[-1], payload.engine, book[0] if book else None))
+            written.append(dataclasses.asdict(stats) | {"turn": n + 1, "turn_seconds": round(seconds[-1], 2),
+                                                        "engine": payload.engine,
+                                                        "book_answer_seconds": round(book[0], 3) if book else None})
         payloads.append(payload.model_dump())
         label = f"turn {n + 1}"
         check_turn(payload, chunk_texts, printed_pages, check, label)
@@ -189,12 +196,13 @@ def run_eval(assistant, cases: list[dict], index_dir: Path | None) -> dict:
 
 
 def generation_totals(turns: list) -> dict:
-    """What the model did over the run: how often its answer was used, fell back or abstained, and why; calls,
-    seconds and tokens a second over the turns it worked on."""
-    worked = [(s, sec) for s, sec in turns if s.calls]
+    """What the model did over the run: how often its answer was used, fell back or abstained, and why; the share
+    of turns whose shown text the model wrote; how soon the book's answer was ready; calls, seconds and tokens a
+    second over the turns it worked on. `turns`: (stats, seconds, engine shown, seconds to the book's answer)."""
+    worked = [(s, sec) for s, sec, *_ in turns if s.calls]
     outcomes: dict[str, int] = {}
     reasons: dict[str, int] = {}
-    for stats, _ in turns:
+    for stats, *_ in turns:
         outcomes[stats.outcome] = outcomes.get(stats.outcome, 0) + 1
         if stats.reason:
             reasons[stats.reason] = reasons.get(stats.reason, 0) + 1
@@ -209,7 +217,13 @@ def generation_totals(turns: list) -> dict:
                 "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2),
                 "max": round(ordered[-1], 2)}
 
+    shown_written = sum(1 for _, _, engine, *_ in turns if engine == "generative")
+    book = [t[3] for t in turns if t[3] is not None]
     return {
+        "turns": len(turns),
+        "shown_written_by_model": shown_written,
+        "shown_written_share": round(shown_written / len(turns), 3) if turns else 0.0,
+        "book_answer_seconds": spread(book),
         "outcomes": dict(sorted(outcomes.items())),
         "reasons": dict(sorted(reasons.items())),
         "calls_per_turn": spread([float(s.calls) for s, _ in worked]),
@@ -322,7 +336,8 @@ def _main(argv: list[str] | None) -> int:
     t = report["totals"]
     if "generation" in t:
         g = t["generation"]
-        print(f"duocthu-eval: model outcomes {g['outcomes']} reasons {g['reasons']}; calls per turn "
+        print(f"duocthu-eval: the model's wording shown in {g['shown_written_by_model']} of {g['turns']} turns; "
+              f"model outcomes {g['outcomes']} reasons {g['reasons']}; calls per turn "
               f"{g['calls_per_turn']}; seconds per model turn {g['seconds_per_turn']}", file=sys.stderr)
     print(
         f"duocthu-eval: {t['passed']}/{t['cases']} passed; ungrounded numbers {t['ungrounded_numbers']}, "

@@ -83,6 +83,15 @@ GENERATIVE_WHY: dict[Reason, str] = {
     Reason.UNSUPPORTED_CLAIM: "có ý không được đoạn trích dẫn hỗ trợ",
     Reason.UNSUPPORTED_DRUG: "có ý gán cho thuốc không đúng bằng chứng",
     Reason.INCOMPLETE_ANSWER: "bản viết thiếu thông tin có trong bằng chứng",
+    Reason.REQUEST_BUDGET_EXHAUSTED: "mô hình chưa viết xong trong thời gian cho phép",
+    Reason.PROVIDER_UNAVAILABLE: "mô hình ngôn ngữ gặp lỗi khi chạy (không phải Dược thư thiếu dữ liệu)",
+}
+# The model was asked to read a question the app read unsure, and could not: the app's own reading is answered.
+MODEL_READING_FAILED = "Mô hình ngôn ngữ không đọc lại được câu hỏi ({why}): câu trả lời theo cách ứng dụng tự đọc câu hỏi."
+MODEL_READING_WHY: dict[Reason, str] = {
+    Reason.REQUEST_BUDGET_EXHAUSTED: "hết thời gian cho phép",
+    Reason.UNDERSTANDING_PROVIDER_UNAVAILABLE: "mô hình gặp lỗi khi chạy",
+    Reason.UNDERSTANDING_MALFORMED_OUTPUT: "mô hình trả về kết quả không dùng được",
 }
 
 MESSAGES: dict[Reason, str] = {

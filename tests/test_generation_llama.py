@@ -44,7 +44,7 @@ def test_the_small_model_loads_once_and_answers_schema_valid_json(smollm) -> Non
                 {"role": "user", "content": "Evidence blocks:\n[1] (Paracetamol)\nTrẻ em 4 - 6 tuổi: 240 mg\n\n"
                                             "TASK WRITE.\n<<<CAU_HOI>>>\nLiều?\n<<<HET_CAU_HOI>>>"}]
     schema = {"type": "object", "properties": {"found": {"type": "boolean"}}, "required": ["found"]}
-    done = smollm.complete(messages, schema, max_tokens=40, deadline=time.monotonic() + 60)
+    done = smollm.complete(messages, schema, max_tokens=40, deadline=time.monotonic() + 300)  # a loaded machine reads slowly
     value = json.loads(done.text)  # constrained by the schema: nothing else can come out
     assert isinstance(value.get("found"), bool)
     assert done.completion_tokens > 0
@@ -60,6 +60,20 @@ def test_a_deadline_or_a_cancel_stops_the_generation(smollm) -> None:
     with pytest.raises(CallTimeout):
         smollm.complete(messages, {"type": "object"}, max_tokens=2000, deadline=time.monotonic() + 60, cancel=cancel)
     assert time.monotonic() - started < 20
+
+
+def test_a_deadline_stops_the_model_while_it_reads_a_long_prompt_and_it_answers_after(smollm) -> None:
+    """On a loaded machine reading the prompt alone outlasted the turn: the deadline is held inside it too."""
+    long = "Evidence blocks:\n" + "\n".join(f"[{n}] (Paracetamol)\nTrẻ em {n} tuổi: {n * 10} mg, uống mỗi 6 giờ."
+                                            for n in range(1, 60))
+    started = time.monotonic()
+    with pytest.raises(CallTimeout, match="reading the prompt"):
+        smollm.complete([{"role": "user", "content": long}], {"type": "object"}, max_tokens=5,
+                        deadline=time.monotonic() + 0.2)
+    assert time.monotonic() - started < 10
+    done = smollm.complete([{"role": "user", "content": "Liều?"}], {"type": "object"}, max_tokens=10,
+                           deadline=time.monotonic() + 300)
+    assert isinstance(json.loads(done.text), dict)  # the context is usable after the stop
 
 
 def test_a_file_that_is_not_a_gguf_is_provider_error(tmp_path) -> None:
@@ -87,13 +101,10 @@ def test_a_real_turn_is_grounded_whichever_way_it_ends(generative) -> None:
     payload = generative.ask(ADULT_ORAL)
     stats = generative.last_generation
     assert stats.calls >= 1 and payload.disclaimer
-    assert payload.decision in ("answerable", "abstain"), payload
-    if payload.decision == "answerable":
-        assert "0,5 - 1 g/lần" in _claims(payload)  # the adult oral dose, verbatim, by the model or the book
-        assert payload.engine == ("generative" if stats.outcome == "written" else "extractive")
-        assert "7.5" not in _claims(payload)
-    else:
-        assert payload.reason == "request_budget_exhausted"  # the only honest abstention for this question
+    assert payload.decision == "answerable", payload  # out of time or not, the book's answer is never lost
+    assert "0,5 - 1 g/lần" in _claims(payload)  # the adult oral dose, verbatim, by the model or the book
+    assert payload.engine == ("generative" if stats.outcome == "written" else "extractive")
+    assert "7.5" not in _claims(payload)
 
 
 def test_an_instruction_injected_in_the_question_changes_nothing(generative) -> None:

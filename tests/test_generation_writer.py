@@ -25,10 +25,11 @@ METFORMIN_RENAL = "Người lớn suy thận, Clcr 40 ml/phút, uống metformin
 
 @pytest.fixture
 def make(qa_service, catalog, tmp_path):
-    def build(model, fallback: bool = True, budget=Budget, max_evidence_tokens: int = 3000) -> Assistant:
+    def build(model, fallback: bool = True, budget=Budget, max_evidence_tokens: int = 3000,
+              judge: bool = False) -> Assistant:
         # the fake writes instantly: the evidence limit a real model's speed sets is tested on its own below
         writer = GenerativeWriter(model, catalog.title, fallback=fallback, budget=budget,
-                                  max_evidence_tokens=max_evidence_tokens)
+                                  max_evidence_tokens=max_evidence_tokens, judge=judge)
         return Assistant(qa_service, catalog=catalog, settings=Settings(data_dir=tmp_path), engine_name="generative",
                          writer=writer)
     return build
@@ -45,8 +46,8 @@ def test_a_written_answer_that_passes_every_check_is_shown_as_generative(make) -
     assert (p.decision, p.engine, p.disclaimer) == ("answerable", "generative", DISCLAIMER)
     assert any("240 mg" in t and t.startswith("Theo sách") for t in claims_of(p))
     assert all(c.citations for b in p.blocks for c in b.claims)
-    assert a.last_generation.outcome == "written" and a.last_generation.calls == 2  # writer + judge
-    assert [r for r, _ in model.calls] == ["writer", "judge"]
+    assert a.last_generation.outcome == "written" and a.last_generation.calls == 1  # the writer only: no judge
+    assert [r for r, _ in model.calls] == ["writer"]
 
 
 def test_the_dose_keeps_the_extractive_block_title_that_names_group_and_route(make, assistant) -> None:
@@ -76,7 +77,7 @@ def test_a_claim_the_judge_rejects_is_unsupported_claim(make) -> None:
     def reject_second(user, n):
         count = user.count("Claim ")
         return {"supported": [i != 2 for i in range(1, count + 1)], "missing": []}
-    a = make(CopyingModel(judge_reply=reject_second), fallback=False)
+    a = make(CopyingModel(judge_reply=reject_second), fallback=False, judge=True)
     p = a.ask(PARACETAMOL)
     assert (p.decision, p.reason) == ("abstain", "unsupported_claim")
 
@@ -84,25 +85,28 @@ def test_a_claim_the_judge_rejects_is_unsupported_claim(make) -> None:
 def test_malformed_writer_and_malformed_judge_fail_closed(make) -> None:
     a = make(CopyingModel(writer_replies=['{"claims": "240 mg"}']), fallback=False)
     assert a.ask(PARACETAMOL).reason == "malformed_output"
-    a = make(CopyingModel(judge_reply=lambda user, n: {"supported": [], "missing": []}), fallback=False)
+    a = make(CopyingModel(judge_reply=lambda user, n: {"supported": [], "missing": []}), fallback=False, judge=True)
     assert a.ask(PARACETAMOL).reason == "malformed_output"  # a verdict is missing for every claim
     a = make(CopyingModel(judge_reply=lambda user, n: {"supported": ["có"] * user.count("Claim "), "missing": []}),
-             fallback=False)
+             fallback=False, judge=True)
     assert a.ask(PARACETAMOL).reason == "malformed_output"  # a verdict that is not true or false
     a = make(CopyingModel(writer_replies=["không phải JSON"]))
     p = a.ask(PARACETAMOL)
     assert p.engine == "extractive" and a.last_generation.reason == "malformed_output"
 
 
-def test_a_verbatim_missing_objection_gets_one_repair_that_is_checked_again(make) -> None:
+def test_a_block_left_out_gets_one_repair_that_is_checked_again(make) -> None:
     def drop_last_first_time(cs, n):
         return cs[:-1] if n == 1 else cs
     model = CopyingModel(edit_claims=drop_last_first_time)
     a = make(model)
     p = a.ask(PARACETAMOL)
     assert p.engine == "generative" and a.last_generation.repaired
-    assert [r for r, _ in model.calls] == ["writer", "judge", "writer", "judge"]
-    assert "include these passages" in model.calls[2][1][-1]["content"]
+    assert [r for r, _ in model.calls] == ["writer", "writer"]
+    assert "include these passages" in model.calls[1][1][-1]["content"]
+    judged = CopyingModel(edit_claims=drop_last_first_time)
+    assert make(judged, judge=True).ask(PARACETAMOL).engine == "generative"  # the judge, when asked for, still runs
+    assert [r for r, _ in judged.calls] == ["writer", "judge", "writer", "judge"]
 
 
 def test_a_repair_that_still_leaves_evidence_out_is_incomplete(make) -> None:
@@ -117,7 +121,7 @@ def test_a_missing_objection_in_the_judges_own_words_does_not_count(make) -> Non
         return {"supported": [True] * count,
                 "missing": ["Nên hỏi ý kiến bác sĩ trước khi dùng 500 mg."]}
     model = CopyingModel(judge_reply=chatty)
-    p = make(model).ask(PARACETAMOL)
+    p = make(model, judge=True).ask(PARACETAMOL)
     assert p.engine == "generative" and len(model.calls) == 2
 
 
@@ -135,20 +139,32 @@ def test_the_warnings_put_first_must_survive_the_writing(make, assistant) -> Non
     assert written.engine == "generative" and written.blocks[0].kind == "warning"
 
 
-def test_a_model_that_fails_mid_turn_is_provider_unavailable(make) -> None:
+def test_a_model_that_fails_mid_turn_leaves_the_books_answer_said_so(make, assistant) -> None:
+    extractive = assistant.ask(PARACETAMOL)
     a = make(ScriptedModel([ProviderError("llama_decode returned -3")]))
     p = a.ask(PARACETAMOL)
-    assert (p.decision, p.reason, p.engine) == ("abstain", "provider_unavailable", "generative")
-    assert "không phải Dược thư thiếu dữ liệu" in p.message
+    assert (p.decision, p.reason, p.engine) == ("answerable", None, "extractive")
+    assert claims_of(p) == claims_of(extractive)
+    assert "gặp lỗi" in p.message and "không phải Dược thư thiếu dữ liệu" in p.message
+    assert a.last_generation.reason == "provider_unavailable"
+    strict = make(ScriptedModel([ProviderError("llama_decode returned -3")]), fallback=False)
+    assert strict.ask(PARACETAMOL).reason == "provider_unavailable"
 
 
-def test_the_budget_running_out_mid_turn_is_request_budget_exhausted(make) -> None:
-    a = make(CopyingModel(), budget=lambda: Budget(calls=1))  # the writer runs, the judge has no call left
+def test_the_budget_running_out_mid_turn_leaves_the_books_answer_said_so(make, assistant) -> None:
+    extractive = assistant.ask(PARACETAMOL)
+    # the writer left a block out and the repair has no call left
+    a = make(CopyingModel(edit_claims=lambda cs, n: cs[:-1]), budget=lambda: Budget(calls=1))
     p = a.ask(PARACETAMOL)
-    assert (p.decision, p.reason) == ("abstain", "request_budget_exhausted")
+    assert (p.decision, p.engine, claims_of(p)) == ("answerable", "extractive", claims_of(extractive))
+    assert "thời gian" in p.message and a.last_generation.reason == "request_budget_exhausted"
     slow = ScriptedModel([{"claims": [{"text": "Paracetamol.", "citations": [1]}]}], seconds_per_call=0.2)
     a = make(slow, budget=lambda: Budget(seconds=0.1))
-    assert a.ask(PARACETAMOL).reason == "request_budget_exhausted"  # no time left before the judge
+    p = a.ask(PARACETAMOL)  # no time left for the repair
+    assert (p.decision, p.engine, a.last_generation.reason) == ("answerable", "extractive",
+                                                                "request_budget_exhausted")
+    assert make(CopyingModel(edit_claims=lambda cs, n: cs[:-1]), budget=lambda: Budget(calls=1),
+                fallback=False).ask(PARACETAMOL).reason == "request_budget_exhausted"
 
 
 def test_a_cancelled_turn_stops_and_never_shows_the_models_text(make) -> None:
@@ -189,7 +205,9 @@ def test_the_question_is_fenced_and_cannot_close_the_fence(make) -> None:
     assert prompts.DATA_RULE in model.calls[0][1][0]["content"]
     # the patient's values never reach the writer or the judge (the evidence was chosen for them already)
     assert "nặng … kg" in user and "nặng 18 kg" not in user and "7.5 g" not in user
-    assert "nặng 18 kg" not in model.calls[1][1][-1]["content"]
+    judged = CopyingModel()
+    make(judged, judge=True).ask(attack)
+    assert "nặng 18 kg" not in judged.calls[1][1][-1]["content"]
 
 
 def test_no_loadable_model_makes_every_answer_provider_unavailable(qa_service, catalog, tmp_path) -> None:
@@ -217,7 +235,7 @@ def test_a_dose_is_copied_character_for_character_or_repaired(make) -> None:
     a = make(model)
     p = a.ask(PARACETAMOL)
     assert p.engine == "generative" and a.last_generation.repaired
-    assert "90 mg/kg/24" in model.calls[2][1][-1]["content"].split("word for word:")[1]
+    assert "90 mg/kg/24" in model.calls[1][1][-1]["content"].split("word for word:")[1]
     strict = make(CopyingModel(edit_claims=lambda cs, n: [{**c, "text": c["text"].replace("mg/kg/24", "mg/kg")}
                                                            for c in cs]), fallback=False)
     assert strict.ask(PARACETAMOL).reason == "incomplete_answer"

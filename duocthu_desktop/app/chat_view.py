@@ -80,6 +80,20 @@ class ChatView(QScrollArea):
         self._append(card, show_from=self._last_question or card)
         return card
 
+    def replace_answer(self, old: AnswerCard, payload: AnswerPayload, to_check: set[int] | None = None,
+                       index_id: str | None = None) -> AnswerCard:
+        """A new card for `payload` where `old` stood (the book's answer, replaced by the model's checked wording
+        or kept with the line saying why), without moving the view the person is reading."""
+        card = AnswerCard(payload, old.question, self.drug_title, to_check, stepwise=True)
+        card.citation_clicked.connect(lambda citation: self.citation_clicked.emit(citation, index_id))
+        card.reply_clicked.connect(self.reply_clicked)
+        self._layout.insertWidget(self._layout.indexOf(old), card)
+        self._layout.removeWidget(old)
+        old.hide()
+        old.deleteLater()
+        self.cards[self.cards.index(old)] = card
+        return card
+
     def add_past(self, question: str, answer: PastAnswer, index_id: str | None = None) -> None:
         """A past turn of a continued conversation, above the note that says it continues (after the welcome)."""
         bubble = QuestionBubble(question)

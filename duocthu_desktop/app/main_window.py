@@ -56,6 +56,9 @@ NEW_CHAT = "Hội thoại mới"
 TAB_CHAT = "Hỏi đáp"
 TAB_BROWSE = "Tra cứu chuyên luận"
 CANCELLED = "Đã hủy câu hỏi. Câu hỏi tiếp theo sẽ bắt đầu một hội thoại mới."
+# the book's answer is shown and the language model rewrites it (generative engine)
+MODEL_WRITING = "Mô hình ngôn ngữ đang viết lại câu trả lời từ sách…"
+MODEL_STOPPED = "Đã dừng mô hình ngôn ngữ: câu trả lời trích nguyên văn từ sách ở trên được giữ nguyên."
 TURN_FAILED = "Không trả lời được do lỗi kỹ thuật ({kind}: {reason}). Hãy thử lại; nếu vẫn lỗi, xem nhật ký."
 NO_INDEX = "Chưa mở được chỉ mục Dược thư: {reason}"
 BUILD_INDEX = "Dựng chỉ mục từ tệp PDF…"
@@ -119,6 +122,7 @@ class MainWindow(QMainWindow):
     session_failed = Signal(str)
     answer_arrived = Signal()  # a turn's answer reached the UI thread: its card is being built and shown
     answer_shown = Signal(object)  # the AnswerCard, built, its first citation's page opened
+    answer_replaced = Signal(object)  # the AnswerCard with the model's checked wording, built where the book's was
     turn_failed = Signal(str)
     citation_located = Signal(object)  # the Citation, once its page is open and its quote highlighted
     past_shown = Signal(int)  # a continued conversation's earlier turns are in the chat (how many)
@@ -136,6 +140,7 @@ class MainWindow(QMainWindow):
         self.conversation_id = Session.new_conversation()
         self.turn: operations.Operation | None = None
         self.turn_question = ""
+        self.book_card = None  # the book's answer shown while the model writes (generative engine)
         self.setWindowTitle(TITLE)
         self.text_pt = self.settings.text_size or self._system_text_pt()
         style.set_text_size(self, self.text_pt)
@@ -359,17 +364,27 @@ class MainWindow(QMainWindow):
 
     def send(self, text: str) -> None:
         text = text.strip()
+        if text and self.busy and self.book_card is not None:
+            self.cancel_turn()  # the book's answer is shown: the next question need not wait for the model's wording
         if not text or self.session is None or self.busy:
             return
         self.question_box.clear()
         self.chat.add_question(text)
         session, conversation = self.session, self.conversation_id
         self.turn_question = text
-        def work(task: operations.Task) -> tuple[AnswerPayload, set[int]]:
-            payload = session.ask(text, conversation, task.cancel_event)
-            return payload, session.quarantined(payload) if payload.decision == "verify_pdf" else set()
+        self.book_card = None
+        self.busy_label.base = BUSY
 
-        self.turn = operations.run(work, on_success=self._answered, on_failure=self._turn_failed, name="turn")
+        def to_check(payload: AnswerPayload) -> set[int]:
+            return session.quarantined(payload) if payload.decision == "verify_pdf" else set()
+
+        def work(task: operations.Task) -> tuple[AnswerPayload, set[int]]:
+            payload = session.ask(text, conversation, task.cancel_event,
+                                  on_extractive=lambda book: task.progress(book, to_check(book)))
+            return payload, to_check(payload)
+
+        self.turn = operations.run(work, on_success=self._answered, on_failure=self._turn_failed,
+                                   on_progress=self._book_answer, name="turn")
         self._show_busy(True)
 
     def _show_busy(self, busy: bool) -> None:
@@ -382,13 +397,34 @@ class MainWindow(QMainWindow):
         self.turn.cancel()
         self.turn = None
         self._show_busy(False)
+        if self.book_card is not None:  # only the model is stopped: the book's answer stands, and is remembered
+            self.book_card = None
+            self.chat.add_note(MODEL_STOPPED)
+            return
         self.conversation_id = Session.new_conversation()  # the dropped turn may have been remembered
         self.chat.add_note(CANCELLED)
+
+    def _book_answer(self, payload: AnswerPayload, to_check: set[int]) -> None:
+        """The book's answer, shown at once while the language model writes its wording of it."""
+        self.busy_label.base = MODEL_WRITING
+        self.send_button.setEnabled(True)  # a next question stops the model and keeps this answer
+        self.answer_arrived.emit()
+        index_id = self.session.index_id if self.session is not None else None
+        card = self.chat.add_answer(payload, self.turn_question, to_check, index_id)
+        self.book_card = card
+        card.when_built(lambda: self._open_first_citation(card))
 
     def _answered(self, result: tuple[AnswerPayload, set[int]]) -> None:
         payload, to_check = result
         self.turn = None
         self._show_busy(False)
+        book, self.book_card = self.book_card, None
+        if book is not None and book in self.chat.cards:
+            # the model's checked wording, or the book's answer with the line saying why it stays: in place
+            index_id = self.session.index_id if self.session is not None else None
+            card, opened = self.chat.replace_answer(book, payload, to_check, index_id), book.complete
+            card.when_built(lambda: self._replaced(card, opened))
+            return
         self.answer_arrived.emit()
         index_id = self.session.index_id if self.session is not None else None
         card = self.chat.add_answer(payload, self.turn_question, to_check, index_id)
@@ -396,12 +432,25 @@ class MainWindow(QMainWindow):
         # step holds the UI thread for long (bench/app_bench.py measures the longest)
         card.when_built(lambda: self._open_first_citation(card))
 
+    def _replaced(self, card, opened: bool) -> None:
+        """The replacing card is built: its page opens only if the book's card had not opened one yet."""
+        if not opened:
+            self._open_first_citation(card)
+        else:  # the page the book's card opened stays: its chip in the new card is the open one
+            shown = getattr(self.viewer, "citation", None)
+            same = next((c for c in card.payload.citations if shown is not None and c.chunk_id == shown.chunk_id
+                         and c.quote == shown.quote), None)
+            if same is not None:
+                self.chat.mark_open(same)
+        self.answer_replaced.emit(card)
+
     def _open_first_citation(self, card) -> None:
         payload = card.payload
         if payload.citations and card in self.chat.cards:  # the first page to check, else the first cited
             first = next((c for c in payload.citations if c.index in card.to_check), payload.citations[0])
             self.open_citation(first)
-        QTimer.singleShot(0, self, lambda: self.answer_shown.emit(card))
+        if card in self.chat.cards:  # not a card replaced before it was built
+            QTimer.singleShot(0, self, lambda: self.answer_shown.emit(card))
 
     def _turn_failed(self, err: BaseException) -> None:
         self.turn = None

@@ -163,11 +163,15 @@ class Session:
                 if callable(close):
                     close()
 
-    def ask(self, question: str, conversation_id: str | None, cancel=None) -> AnswerPayload:
-        """One turn; `cancel` (a threading.Event) stops the language model's generation when set."""
+    def ask(self, question: str, conversation_id: str | None, cancel=None, on_extractive=None) -> AnswerPayload:
+        """One turn; `cancel` (a threading.Event) stops the language model's generation when set. With the
+        generative engine `on_extractive(payload)` gets the book's answer (on the worker) before the model runs."""
         with self._turn_lock:
             if self.released:
                 raise IndexError_(RELEASED)
+            if on_extractive is not None and getattr(self.assistant, "writer", None) is not None:
+                return self.assistant.ask(question, conversation_id=conversation_id, cancel=cancel,
+                                          on_extractive=on_extractive)
             return self.assistant.ask(question, conversation_id=conversation_id, cancel=cancel)
 
     def quarantined(self, payload: AnswerPayload) -> set[int]:

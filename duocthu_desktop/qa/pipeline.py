@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -28,6 +29,8 @@ from duocthu_desktop.messages import (
     EMBEDDER_UNAVAILABLE,
     INDEX_UNAVAILABLE,
     MODEL_FOLDER_UNREADABLE,
+    MODEL_READING_FAILED,
+    MODEL_READING_WHY,
     QUESTION_TOO_LONG,
     SERVER_UNAVAILABLE,
     message_for,
@@ -201,8 +204,13 @@ class Assistant:
 
     # ---- one turn -------------------------------------------------------------------------------
 
-    def ask(self, question: str, conversation_id: str | None = None, cancel=None) -> AnswerPayload:
-        """One turn. `cancel` (a threading.Event) stops the model's generation when set."""
+    def ask(self, question: str, conversation_id: str | None = None, cancel=None,
+            on_extractive: Callable[[AnswerPayload], None] | None = None) -> AnswerPayload:
+        """One turn. `cancel` (a threading.Event) stops the model's generation when set.
+
+        With the generative engine the book's answer is made first and handed to `on_extractive` (when it has
+        blocks to show) before the model starts: the model may only replace it with a wording that passed every
+        check, and a model that fails, runs out of time or is cancelled leaves it in place, said so in one line."""
         question, conversation_id = valid_text(question), conversation_id and valid_text(conversation_id)
         if len(question) > MAX_QUESTION_CHARS:
             # a pasted document is not a question: reading it would take seconds to minutes and could pick a fact
@@ -216,51 +224,21 @@ class Assistant:
         prior: Remembered | None = self.conversations.load(conversation_id) if conversation_id else None
         if prior is not None and is_follow_up(frame, prior):
             frame = merge(prior.frame, frame)
-        budget = self.writer.new_budget() if self.writer is not None else None
-        frame, read_by_model, failed = self._model_reading(question, frame, prior, budget, cancel)
         frame = self._condition_it_treats(frame)
         timings["understand"] = time.perf_counter() - start
 
         step = time.perf_counter()
-        evidence = grounding.Evidence()
-        try:
-            if failed is not None:  # the model was needed to read the question and could not
-                decision = Route(rule="model_understanding", action="abstain", reason=failed)
-                answer = abstain(failed)
-            else:
-                decision = route(frame, self)
-                answer = self._run(frame, decision, evidence)
-                if decision.action == "sentences" and answer.decision == "abstain" and _asks_its_section(frame):
-                    # no sentence answers it well enough: the question is read as it was before that path, and
-                    # that answer kept only where the book speaks of what the question names ("... sắp chụp
-                    # cản quang thì phải làm gì?" gets the warning on contrast media; a question the book is
-                    # silent on keeps its abstention, not a list of unrelated warnings)
-                    again = route(frame, self, skip=("sentence_answer",))
-                    tried = grounding.Evidence()
-                    other = self._run(frame, again, tried)
-                    if _speaks_of(other, frame):
-                        decision, evidence, answer = again, tried, other
-                if read_by_model:
-                    answer = answer.model_copy(update={"message": join_messages(read_by_model, answer.message)})
-        except IndexError_ as err:  # the store failed mid-turn: an outage, said as one (not "the book has no data")
-            log.warning("index unreadable during the turn: %s", err)
-            decision = Route(rule="index_unavailable", action="abstain", reason=Reason.PROVIDER_UNAVAILABLE)
-            answer = EngineAnswer(decision="abstain", reason=Reason.PROVIDER_UNAVAILABLE.value,
-                                  message=SERVER_UNAVAILABLE if isinstance(err, ServerUnavailable)
-                                  else INDEX_UNAVAILABLE)
-        timings["answer"] = time.perf_counter() - step
-
-        # counted in the store's write transaction, not from `prior`: turns running at once each see the last count
-        counted = answer.decision == "clarify" and bool(conversation_id)
-        if counted and self.conversations.count_clarify(conversation_id, frame):
-            answer, counted = abstain(Reason.CLARIFY_LOOP_EXHAUSTED), False
+        decision, answer, evidence = self._answer(frame)
         answer = self._say_trade_names(frame, answer)
+        timings["answer"] = time.perf_counter() - step
         self.last_generation = None
-        if self.writer is not None and answer.decision != "clarify":
+        if self.writer is not None and self.engine is not None:
+            if on_extractive is not None and answer.decision in ("answerable", "verify_pdf") and answer.blocks:
+                on_extractive(self._finish(answer.model_copy(update={"written_by": "extractive"}), evidence))
+            timings["extractive"] = time.perf_counter() - start
             step = time.perf_counter()
-            allowed = self._allowed_names(answer) if decision.action == "condition" else None
-            answer, self.last_generation = self.writer.write(question, answer, evidence, allowed_names=allowed,
-                                                             cancel=cancel, budget=budget)
+            frame, decision, answer, evidence = self._generate(question, frame, prior, decision, answer, evidence,
+                                                               cancel)
             timings["generation"] = time.perf_counter() - step
             timings["model_calls"] = float(self.last_generation.calls)
         notice = _take_notice(self.service)  # the index fell back from the server to this laptop's: said once
@@ -271,16 +249,76 @@ class Assistant:
         timings["grounding"] = time.perf_counter() - step
 
         if conversation_id:
+            # the frame of the answer shown, whatever the model did: a follow-up ("Còn người cao tuổi thì sao?")
+            # completes it even when the model ran out of time
+            counted = payload.decision == "clarify"
+            if counted and self.conversations.count_clarify(conversation_id, frame):
+                payload = self._finish(abstain(Reason.CLARIFY_LOOP_EXHAUSTED), grounding.Evidence())
+                counted = False
             self.conversations.save(conversation_id, frame, payload.decision, payload.reason, counted=counted)
         timings["total"] = time.perf_counter() - start
         self.traces.record(question, frame, payload, timings, conversation_id, decision.rule)
         return payload
 
+    def _answer(self, frame: QueryFrame) -> tuple[Route, EngineAnswer, grounding.Evidence]:
+        """The deterministic answer for a frame: the route, the answer and the evidence it read."""
+        evidence = grounding.Evidence()
+        try:
+            decision = route(frame, self)
+            answer = self._run(frame, decision, evidence)
+            if decision.action == "sentences" and answer.decision == "abstain" and _asks_its_section(frame):
+                # no sentence answers it well enough: the question is read as it was before that path, and
+                # that answer kept only where the book speaks of what the question names ("... sắp chụp
+                # cản quang thì phải làm gì?" gets the warning on contrast media; a question the book is
+                # silent on keeps its abstention, not a list of unrelated warnings)
+                again = route(frame, self, skip=("sentence_answer",))
+                tried = grounding.Evidence()
+                other = self._run(frame, again, tried)
+                if _speaks_of(other, frame):
+                    decision, evidence, answer = again, tried, other
+        except IndexError_ as err:  # the store failed mid-turn: an outage, said as one (not "the book has no data")
+            log.warning("index unreadable during the turn: %s", err)
+            decision = Route(rule="index_unavailable", action="abstain", reason=Reason.PROVIDER_UNAVAILABLE)
+            answer = EngineAnswer(decision="abstain", reason=Reason.PROVIDER_UNAVAILABLE.value,
+                                  message=SERVER_UNAVAILABLE if isinstance(err, ServerUnavailable)
+                                  else INDEX_UNAVAILABLE)
+        return decision, answer, evidence
+
+    def _generate(self, question, frame, prior, decision, answer, evidence, cancel):
+        """The model's part of a turn, over the deterministic answer already made: where the deterministic reading
+        is unsure, the model's reading (it may fill what that reading left empty, and its answer is kept only if
+        it is no worse than the book's answer already made); then the model's wording of the answer. Any failure
+        leaves the deterministic answer in place with one line saying why."""
+        from duocthu_desktop.qa.generation.writer import GenerationStats
+
+        budget = self.writer.new_budget()
+        read, note, failed = self._model_reading(question, frame, prior, budget, cancel)
+        if failed is not None:  # the book's answer to the question as the app read it, said so
+            self.last_generation = GenerationStats(outcome="fallback", reason=failed.value, calls=budget.used)
+            why = MODEL_READING_WHY.get(failed, MODEL_READING_WHY[Reason.UNDERSTANDING_MALFORMED_OUTPUT])
+            answer = answer.model_copy(update={"written_by": "extractive",
+                                               "message": join_messages(answer.message,
+                                                                        MODEL_READING_FAILED.format(why=why))})
+            return frame, decision, answer, evidence
+        if read is not frame:
+            read = self._condition_it_treats(read)
+            step = self._answer(read)
+            if step[1].decision == "answerable" or answer.decision != "answerable":
+                frame, (decision, answer, evidence) = read, step
+                answer = self._say_trade_names(frame, answer)
+                if note:
+                    answer = answer.model_copy(update={"message": join_messages(note, answer.message)})
+        if answer.decision == "clarify":
+            self.last_generation = GenerationStats(calls=budget.used)
+            return frame, decision, answer, evidence
+        allowed = self._allowed_names(answer) if decision.action == "condition" else None
+        answer, self.last_generation = self.writer.write(question, answer, evidence, allowed_names=allowed,
+                                                         cancel=cancel, budget=budget)
+        return frame, decision, answer, evidence
+
     def _model_reading(self, question: str, frame: QueryFrame, prior: Remembered | None, budget, cancel):
         """(frame, note, failure): the model's reading where the deterministic one is unsure (generative engine
-        only); the note says how a drug name was read, the failure is the reason code to abstain with."""
-        if self.writer is None or self.engine is None:
-            return frame, "", None
+        only); the note says how a drug name was read, the failure is the reason code of what went wrong."""
         from duocthu_desktop.qa.generation import understanding
         from duocthu_desktop.qa.generation.budget import BudgetExhausted
 
@@ -535,9 +573,16 @@ class Assistant:
             blocks=answer.blocks,
             citations=answer.citations,
             quick_replies=answer.quick_replies,
-            engine=answer.written_by or ("generative" if self.engine_name == "generative" else "extractive"),
+            engine=self._shown_engine(answer),
             disclaimer=DISCLAIMER,
         )
+
+    def _shown_engine(self, answer: EngineAnswer) -> str:
+        """Whose text the payload shows: "generative" only for the model's checked wording (and for the refusal of
+        a generative engine whose model cannot load); the book's answer shown under it is "extractive"."""
+        if answer.written_by == "generative" or (self.engine is None and self.engine_name == "generative"):
+            return "generative"
+        return "extractive"
 
 
 def _take_notice(service) -> str | None:

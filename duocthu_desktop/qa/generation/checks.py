@@ -3,7 +3,8 @@
 In order: every claim cites blocks that exist; the grounding check (numbers verbatim, with their units, in
 the cited quotes); in list mode each claim names one allowed drug and cites only that drug's evidence; every
 word of a claim is printed by its cited blocks (quote or label) or is one of a few joining words; no claim says
-"safe", "first-line", "preferred" or "no interaction" unless its cited quotes say it; the warnings the
+"safe", "first-line", "preferred" or "no interaction" unless its cited quotes say it; no bound before a number
+is turned around and no qualifier of a restated sentence is dropped (qualifiers.py); the warnings the
 extractive engine put first are all cited. The claims are laid out under the extractive answer's own block
 titles, in its order, so a dose stays under the label that names its group and route and warnings stay first.
 """
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from duocthu_desktop.payload import Block, Claim, Reason
 from duocthu_desktop.qa.answers.cited_answer import renumbered
 from duocthu_desktop.qa.answers.engine_types import EngineAnswer
+from duocthu_desktop.qa.generation import qualifiers
 from duocthu_desktop.qa.generation.evidence import EvidenceBlock
 from duocthu_desktop.qa.verification import grounding
 from duocthu_desktop.text import fold
@@ -118,10 +120,18 @@ def check(
             failure = _list_mode(claim, by_number, allowed_names)
             if failure:
                 return CheckResult(Reason.UNSUPPORTED_DRUG, failure)
+        swapped = qualifiers.swapped_bound(clean(claim.text), quotes + [by_number[n].label for n in claim.citations])
+        if swapped:
+            return CheckResult(Reason.UNSUPPORTED_CLAIM, f"{swapped}: {clean(claim.text)[:60]!r}")
         added = _added_words(claim, [by_number[n] for n in claim.citations])
         if added:
             return CheckResult(Reason.UNSUPPORTED_CLAIM, f"adds {', '.join(added)!r}, which the cited evidence does "
                                                          f"not print: {clean(claim.text)[:60]!r}")
+    for block in blocks:
+        citing = [clean(c.text) for c in claims if block.number in c.citations]
+        dropped = qualifiers.dropped_qualifier(citing, block.citation.quote) if citing else ""
+        if dropped:
+            return CheckResult(Reason.UNSUPPORTED_CLAIM, f"drops {dropped!r} from block {block.number}")
     cited = {n for claim in claims for n in claim.citations}
     dropped = [b for b in blocks if b.warning and b.number not in cited]
     if dropped:

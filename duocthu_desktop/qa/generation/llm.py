@@ -1,7 +1,9 @@
 """The language model behind one small protocol, and llama.cpp as its real implementation.
 
 Every call is a chat completion constrained by a JSON schema at temperature 0, bounded by a token limit and a
-deadline, and stoppable by a cancel event (checked between generated tokens). A model that cannot load or fails
+deadline, and stoppable by a cancel event: both are checked between generated tokens and, through llama.cpp's
+abort callback, while the prompt is read (on a loaded machine reading the prompt alone outlasted the turn's
+40 s: a dev-set turn ran 105 s before the first token could be checked). A model that cannot load or fails
 mid-call raises `ProviderError`, never anything else, so the engine can fail closed with its own reason.
 """
 
@@ -105,6 +107,10 @@ class LlamaCppModel:
         self.threads = threads
         self._lock = threading.Lock()  # one generation at a time on one context
         self._llama = self._load(verify)
+        self._stop_at: float | None = None  # the running call's deadline, read by the abort callback
+        self._stop: threading.Event | None = None  # the running call's cancel event
+        self._aborted = False
+        self._abort_callback = None  # kept referenced while llama.cpp may call it
 
     def _load(self, verify: bool):
         key = (str(self.path.resolve()), self.n_ctx, self.threads)
@@ -141,6 +147,8 @@ class LlamaCppModel:
         in_context = 0
         with self._lock:
             self._choose_threads()
+            self._stop_at, self._stop, self._aborted = deadline, cancel, False
+            self._watch()
             try:
                 stream = self._llama.create_chat_completion(
                     messages=messages, temperature=0.0, top_k=1, max_tokens=max_tokens, stream=True,
@@ -158,10 +166,35 @@ class LlamaCppModel:
             except CallTimeout:
                 raise
             except Exception as err:  # noqa: BLE001 - any failure inside llama.cpp is an outage of the provider
+                if self._aborted:  # llama_decode stopped by the abort callback: the deadline or the cancel
+                    raise CallTimeout(f"stopped while reading the prompt after {time.monotonic() - started:.0f} s"
+                                      ) from err
                 raise ProviderError(f"{self.name} failed during a call: {err}") from err
+            finally:
+                self._stop_at, self._stop = None, None
         text = "".join(pieces)
         return Completion(text=text, prompt_tokens=max(0, in_context - len(pieces)),
                           completion_tokens=len(pieces), seconds=time.monotonic() - started)
+
+    def _should_abort(self, _data) -> bool:
+        """llama.cpp's abort callback, called between the steps of a decode."""
+        stop = self._stop
+        if (self._stop_at is not None and time.monotonic() > self._stop_at) or (stop is not None and stop.is_set()):
+            self._aborted = True
+            return True
+        return False
+
+    def _watch(self) -> None:
+        """Have llama.cpp ask `_should_abort` while it decodes (set per call: the context is shared by every
+        LlamaCppModel over the same file)."""
+        try:
+            import llama_cpp
+
+            if self._abort_callback is None:
+                self._abort_callback = llama_cpp.ggml_abort_callback(self._should_abort)
+            llama_cpp.llama_set_abort_callback(self._llama.ctx, self._abort_callback, None)
+        except (AttributeError, TypeError) as err:  # an older llama-cpp-python: deadlines between tokens only
+            log.debug("no abort callback: %s", err)
 
     def _choose_threads(self) -> None:
         if self.threads is not None:

@@ -103,12 +103,26 @@ def propose(model: LanguageModel, question: str, frame: QueryFrame, catalog: Cat
         raise UnderstandingFailed(Reason.UNDERSTANDING_MALFORMED_OUTPUT, f"unknown turn type {kind!r}")
     if not ids or kind == "unknown":
         return frame
-    update: dict = {"drug_ids": ids, "turn_type": kind}
-    if kind == "dosing":
-        update["section_key"] = DOSING
-    elif key is not None and frame.section_key is None:
-        update["section_key"] = key
-    if ids != frame.drug_ids:  # the reading is said in the answer: "paracetamon" read as Paracetamol
+    return filled(frame, ids, key, kind, catalog)
+
+
+def filled(frame: QueryFrame, ids: list[str], key: str | None, kind: str, catalog: Catalog) -> QueryFrame:
+    """The frame with what the model proposed where the deterministic reading left it empty, and nothing else:
+    the drugs when none was read, the turn type when it is unknown, the section when none was found. A section
+    the deterministic reading found ("Chống chỉ định của <misspelt name>?") is never replaced by the model's
+    reading of the turn as a dose question."""
+    update: dict = {}
+    if not frame.drug_ids:
+        update["drug_ids"] = ids
+        # the reading is said in the answer: "paracetamon" read as Paracetamol
         update["unknown_drugs"] = []
         update["drug_mentions"] = {**frame.drug_mentions, **{d: catalog.title(d) for d in ids}}
-    return frame.model_copy(update=update)
+    if frame.turn_type == "unknown":
+        update["turn_type"] = kind
+    if frame.section_key is None:
+        if kind == "dosing" and frame.turn_type in ("unknown", "drug_attribute", "dosing"):
+            # a drug's attribute not yet named, named as its dose: the section filled, the reading the same
+            update["turn_type"], update["section_key"] = "dosing", DOSING
+        elif key is not None and kind == update.get("turn_type", frame.turn_type):
+            update["section_key"] = key
+    return frame.model_copy(update=update) if update else frame
