@@ -162,11 +162,12 @@ def publish(folder: Path, address: ServerAddress, on_progress: ProgressFn | None
         else:
             _upload_chunks(client, store, chunks_name, chunks, vectors, report)
             uploaded.append(chunks_name)
-        report("verify", 0, 2)
+        report("verify-chunks", 0, 1)
         problems = _chunks_sound(store, manifest, vectors)
         if problems:
             raise IndexError_(f"the server's copy of the chunks does not check out after publishing "
                               f"({'; '.join(problems)}); nothing was switched")
+        report("verify-chunks", 1, 1)
 
         # the files
         collection = client.get_or_create_collection(files_name, embedding_function=None,
@@ -178,12 +179,12 @@ def publish(folder: Path, address: ServerAddress, on_progress: ProgressFn | None
                                                              configuration={"hnsw": {"space": "l2"}})
             _upload_files(collection, pieces, report)
             uploaded.append(files_name)
-        report("verify", 1, 2)
+        report("verify-files", 0, 1)
         problems = _files_sound(collection, listed, where)
         if problems:
             raise IndexError_(f"the server's copy of the files does not check out after publishing "
                               f"({'; '.join(problems[:3])}); nothing was switched")
-        report("verify", 2, 2)
+        report("verify-files", 1, 1)
 
         # the switch, last
         new = Pointer(chunks_collection=chunks_name, files_collection=files_name, chunk_count=len(chunks),
