@@ -1,7 +1,9 @@
 """A shared index on a Chroma server (issue 18): how long `duocthu-ingest publish` takes, and the first answer
 of a fresh `duocthu-ask` from the server against the same from the folder (a script, not a test).
 
-    python -m bench.server_bench --index DIR [--runs 3] [--write BENCHMARKS.md]
+    python -m bench.server_bench --index DIR [--index DIR ...] [--runs N ...] [--write BENCHMARKS.md]
+
+(`--runs` once for every index, or once for each; 3 by default.)
 
 Each publish goes to a fresh chromadb server on loopback (`chroma run`, as the tests start it); a second publish
 of the same index to it only checks what is there. The first answer from the server is timed with the fetched
@@ -91,7 +93,7 @@ def measure(index: Path, runs: int) -> dict[str, list[float]]:
     return found
 
 
-def render(found: dict[str, list[float]], index: Path) -> str:
+def render(results: list[tuple[Path, int, dict[str, list[float]]]]) -> str:
     load = os.getloadavg()[0]
     rows = [
         ("`duocthu-ingest publish` to an empty server: read back, sent, checked, switched (s)", "publish"),
@@ -104,10 +106,14 @@ def render(found: dict[str, list[float]], index: Path) -> str:
         ("… from the server, files fetched and checked (s)", "open_server_cold"),
         ("… from the server, files already cached (s)", "open_server_warm"),
     ]
-    lines = [HEADING, "", f"`python -m bench.server_bench --index {index.name}` (the sample index, 320 chunks; "
-             f"chromadb's own server on loopback; load {load:.2f}). Median (min–max, runs).", "",
-             "| figure | seconds |", "|---|---|"]
-    lines += [f"| {label} | {_figure(found[key])} |" for label, key in rows]
+    names = " and ".join(f"`{index.name}` ({chunks} chunks)" for index, chunks, _ in results)
+    lines = [HEADING, "", f"`python -m bench.server_bench` over {names}: chromadb's own server on loopback, load "
+             f"{load:.2f} at the end (2 cores: above ~1 the machine was shared and times are inflated). Median "
+             "(min–max, runs).", "",
+             "| figure | " + " | ".join(f"{index.name} (s)" for index, _, _ in results) + " |",
+             "|---|" + "---|" * len(results)]
+    lines += [f"| {label[:-4]} | " + " | ".join(_figure(found[key]) for _, _, found in results) + " |"
+              for label, key in rows]
     return "\n".join(lines) + "\n"
 
 
@@ -124,13 +130,17 @@ def write(path: Path, section: str) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="server_bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--index", type=Path, required=True)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--index", type=Path, action="append", required=True)
+    parser.add_argument("--runs", type=int, action="append")
     parser.add_argument("--write", type=Path)
     args = parser.parse_args()
     if shutil.which("duocthu-ask", path=str(BIN)) is None:
         raise SystemExit("run from the project's virtual environment (duocthu-ask not found beside python)")
-    section = render(measure(args.index, args.runs), args.index)
+    from duocthu_desktop.retrieval.manifest import read_manifest
+
+    runs = args.runs or [3]
+    section = render([(index, read_manifest(index).chunk_count, measure(index, runs[min(i, len(runs) - 1)]))
+                      for i, index in enumerate(args.index)])
     print(section)
     if args.write:
         write(args.write, section)

@@ -29,8 +29,9 @@ STAGES: dict[str, str] = {
 # The stages of `duocthu-ingest publish` (ingestion.publish), for the same terminal bar.
 PUBLISH_STAGES: dict[str, str] = {
     "publish-chunks": "Gửi các đoạn và vector lên máy chủ",
+    "verify-chunks": "Kiểm tra các đoạn và vector trên máy chủ",
     "publish-files": "Gửi các tệp chỉ mục lên máy chủ",
-    "verify": "Kiểm tra bản trên máy chủ",
+    "verify-files": "Kiểm tra các tệp trên máy chủ",
 }
 
 
