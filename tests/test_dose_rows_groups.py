@@ -49,3 +49,20 @@ def test_a_group_sent_to_another_section_heads_no_rows_and_the_heading_after_it_
 def test_a_group_word_glued_to_its_age_band_is_read() -> None:
     rows = read("Liều thông thường người lớn16 - 64 tuổi: uống 20 mg, sau đó 10 mg cách 6 giờ/lần.")
     assert rows[0].population == "nguoi_lon"
+
+
+def test_a_sentence_giving_a_dose_to_each_of_two_bands_keeps_the_heading_band() -> None:
+    # carbamazepin, under "Liều cho người lớn và trẻ em trên 12 tuổi:"
+    rows = read("Liều cho người lớn và trẻ em trên 12 tuổi:\n"
+                "Liều dùng không được quá 1 000 mg/ngày cho trẻ em từ 12 đến 15 tuổi và 1 200 mg cho người bệnh trên "
+                "15 tuổi. Những liều tới 1 600 mg/ ngày cho người lớn cũng đã được dùng trong một vài trường hợp cá biệt.")
+    for starts in ("Liều dùng không", "Những liều tới"):
+        found = row(rows, starts)
+        assert (found.population, found.age.min, found.age.max) == ("nguoi_lon", 12, None), starts
+
+
+def test_a_group_joined_to_an_organ_by_or_within_the_organs_words_is_still_named() -> None:
+    rows = read("Người cao tuổi và người suy thận: 250 mg/ngày.\n"
+                "Liều người lớn đang thẩm tách máu hoặc chuẩn bị thẩm tách máu: 50 đơn vị/kg, tuần 3 lần.")
+    assert row(rows, "Người cao tuổi").population is None  # either group
+    assert row(rows, "Liều người lớn").population == "nguoi_lon"

@@ -89,3 +89,29 @@ def test_a_disease_of_a_site_is_an_indication_not_a_route() -> None:
 def test_what_a_sentence_treats_ends_where_how_it_is_given_begins() -> None:
     rows = read("Để dự phòng và điều trị thiếu máu của trẻ đẻ non dùng tiêm dưới da 250 đơn vị/kg, tuần 3 lần.")
     assert rows[0].indication == "thiếu máu của trẻ đẻ non"
+
+
+def test_an_indication_heading_whose_words_hold_liệu_is_not_a_dose_remark() -> None:
+    # "liệu" of "hóa trị liệu" folds to the same word as "liều": erythropoietin's chemotherapy heading, alone on
+    # its line after the zidovudin block, is the indication of the lines below it
+    rows = read("Thiếu máu ở người bệnh điều trị bằng zidovudin\n"
+                "Có thể tiêm dưới da hoặc tiêm tĩnh mạch epoetin alpha với liều khởi đầu là 100 đơn vị/kg, 3 lần/tuần.\n"
+                "Thiếu máu do hóa trị liệu ung thư\n"
+                "Liều khởi đầu của epoetin alpha hoặc epoetin zeta là 150 đơn vị/kg, 3 lần/tuần.")
+    assert classify_rule("Thiếu máu do hóa trị liệu ung thư")[2].name == "indication"
+    assert classify_rule("Liều cao")[2].name == "dose_kind"
+    assert row(rows, "Liều khởi đầu của").indication == "Thiếu máu do hóa trị liệu ung thư"
+
+
+def test_the_groups_printed_under_a_kidney_disease_the_drug_treats_keep_that_indication() -> None:
+    # erythropoietin: dialysis groups under "Thiếu máu ở người bệnh suy thận mạn tính" are that indication's groups,
+    # their doses are the regimen, not a renal adjustment
+    rows = read("Thiếu máu ở người bệnh suy thận mạn tính:\n"
+                "Liều người lớn đang thẩm tách máu hoặc chuẩn bị thẩm tách máu: Liều khởi đầu mỗi lần là 50 đơn vị/kg, "
+                "tuần 3 lần.\nNgười bệnh thẩm tách máu:\nLiều khởi đầu mỗi lần 50 đơn vị/kg, tuần 3 lần.")
+    first = row(rows, "Liều người lớn")
+    assert (first.indication, first.population, first.kind) == (
+        "Thiếu máu ở người bệnh suy thận mạn tính", "nguoi_lon", "dose")
+    assert first.renal is not None and first.renal.dialysis
+    below = row(rows, "Liều khởi đầu mỗi lần 50")
+    assert (below.indication, below.kind) == ("Thiếu máu ở người bệnh suy thận mạn tính", "dose")

@@ -69,3 +69,26 @@ def test_a_sentence_opening_on_a_route_is_not_a_route_heading_joined_to_it() -> 
     rows = read("Tiêm tĩnh mạch đầu tiên 1 liều 5 000 đvqt, sau đó truyền tĩnh mạch liên tục 18 đvqt/kg/giờ.")
     assert rows[0].text.startswith("Tiêm tĩnh mạch đầu tiên")
     assert set(rows[0].route) == {"tiem_tinh_mach", "truyen_tinh_mach"}
+
+
+def test_a_dose_given_as_another_groups_or_the_usual_one_is_a_dose() -> None:
+    # timolol, cefalexin (dialysis), ketorolac (the elderly), esmolol (after surgery)
+    assert read("Trẻ em: Liều dùng như người lớn, nhưng không nên dùng cho trẻ đẻ non và sơ sinh.")[0].kind == "dose"
+    assert read("Thẩm phân máu: 1 liều thường dùng cho sau thẩm phân.")[0].kind == "adjustment"
+    assert read("Liều thông thường ở người cao tuổi: Giống như đối với người < 50 kg hoặc có chức năng thận suy "
+                "giảm.")[0].kind == "dose"
+    assert read("Sau cuộc phẫu thuật: Áp dụng chế độ liều và cách dùng giống như xử trí loạn nhịp nhanh trên thất "
+                "nêu ở trên.")[0].kind == "dose"
+    assert read("Dùng thận trọng ở người cao tuổi.")[0].kind == "instruction"
+
+
+def test_making_the_solution_up_is_an_instruction_and_a_dose_not_to_exceed_is_a_maximum() -> None:
+    # ticarcilin, cefalexin, esmolol
+    rows = read("Để pha dung dịch ban đầu dùng tiêm bắp, cho thêm 2 ml nước vô khuẩn để tiêm cho mỗi 1 g ticarcilin.\n"
+                "Bột cefalexin để pha hỗn dịch uống: Thêm lượng nước thích hợp vào lọ thuốc để được hỗn dịch chứa "
+                "125 - 250 mg cefalexin/5 ml.\n"
+                "Trẻ em: 100 microgam/kg/phút. Không khuyến cáo sử dụng liều trên 300 microgam/kg/phút.")
+    assert row(rows, "Để pha").kind == "instruction"
+    assert row(rows, "Bột cefalexin").kind == "instruction"
+    assert row(rows, "Không khuyến cáo").kind == "max_dose"
+    assert row(rows, "Trẻ em").kind == "dose"

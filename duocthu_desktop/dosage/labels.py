@@ -79,14 +79,17 @@ RULES: tuple[LabelRule, ...] = (
               r"|kiem tra|xet nghiem|dinh luong|cach (?:chuyen|thay|doi|ngung))"
               r"|(?:nhu sau|bang sau|lieu sau|sau day|duoi day)$",
               sets="nothing: a remark or a how-to heading"),
-    LabelRule("dose_kind", "kind", r"^lieu |\btoi da\b", sets="the dose kind of its statement"),
+    # "liều" (a dose) and "liệu" ("liệu pháp", "hóa trị liệu") fold to one word: dose words are read as printed
+    LabelRule("dose_kind", "kind", r"(?i)^liều |\btối đa\b", printed=True, sets="the dose kind of its statement"),
     LabelRule("group_and_route", "group", None, when="group+route", sets="group, age/weight band and route"),
     LabelRule("group", "group", None, when="group",
               sets="group and its age/weight band (an indication when other words remain)"),
     LabelRule("route", "route", None, when="route", sets="route"),
     LabelRule("condition", "note", r"^(?:neu|o|khi|hoac)\b|^(?:trong|tu|sau) (?:\w+ ){0,2}(?:ngay|tuan|gio|thang)\b"
-              r"|^(?:vien|dang|che pham|hon dich)\b|^dung tai cho$|\blieu\b",
-              sets="nothing: a condition, a formulation or a dose remark within the indication above"),
+              r"|^(?:vien|dang|che pham|hon dich)\b|^dung tai cho$",
+              sets="nothing: a condition or a formulation within the indication above"),
+    LabelRule("dose_remark", "note", r"(?i)\bliều\b", printed=True,
+              sets="nothing: a remark on the dose within the indication above (\"liều\" as printed, not \"liệu\")"),
     LabelRule("sentence", "note", r"^(?:phai|can|nen|khong (?:nen|duoc|can)|co the|chi nen)\b",
               sets="nothing: a sentence (it opens on a verb of obligation), not an indication"),
     LabelRule("indication", "indication", None, sets="indication (the label's words as printed)"),
@@ -113,9 +116,10 @@ def is_glossary(words: str) -> bool:
 
 def match_label(words: str) -> LabelRule | None:
     """The first rule a label's words match by pattern alone (field conditions left out), or None."""
-    folded = fold(words.strip().rstrip(":"))
+    words = words.strip().rstrip(":")
+    folded = fold(words)
     return next((r for r in RULES if r.pattern is not None and r.kind != "glossary"
-                 and re.search(r.pattern, folded)), None)
+                 and re.search(r.pattern, words if r.printed else folded)), None)
 
 
 def table() -> list[str]:

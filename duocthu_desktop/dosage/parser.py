@@ -122,9 +122,26 @@ def read_fields(text: str, *, label: bool = False) -> Fields:
     if f.renal is None and names_renal(_LIKE_RENAL.sub(" ", fold(text))):
         f.renal = RenalBand()
     f.hepatic = names_hepatic(text)
-    if label and (f.renal is not None or f.hepatic) and re.search(r"\b(?:va|hoac)\b|,", fold(text)):
+    if label and (f.renal is not None or f.hepatic) and f.population is not None and _EITHER.search(
+            _between_group_and_organ(fold(text))):
         f.population = None  # "Người suy thận và người cao tuổi", "Trên bệnh nhân cao tuổi, bệnh nhân suy gan": either
     return f
+
+
+_EITHER = re.compile(r"\b(?:va|hoac)\b|,")
+_ORGAN_WORDS = re.compile(r"\b(?:suy|chuc nang|than|gan|clcr|thanh thai|tham phan|tham tach|loc mau|chay than)\b")
+_GROUP_WORDS = re.compile(r"\b(?:nguoi lon|tre|so sinh|cao tuoi|nguoi gia|thieu nien|nhu nhi|mang thai|cho con bu)\b")
+
+
+def _between_group_and_organ(folded: str) -> str:
+    """The words between where a label names its group and where it names an impaired organ: a "và"/"hoặc" there
+    joins two groups ("Người cao tuổi và người suy thận"); one inside the organ's words does not ("Người lớn đang
+    thẩm tách máu hoặc chuẩn bị thẩm tách máu")."""
+    group, organ = _GROUP_WORDS.search(folded), _ORGAN_WORDS.search(folded)
+    if group is None or organ is None:
+        return folded
+    a, b = sorted([group, organ], key=lambda m: m.start())
+    return folded[a.end() : b.start()]
 
 
 # "Liều như người suy thận", "Giống như đối với người < 50 kg hoặc có chức năng thận suy giảm": a dose given by
@@ -369,8 +386,9 @@ class SectionReader:
         if kind == "group" and _is_organ(f):
             self._leave_inline_indications()
             if not inline:
-                # an impaired organ's heading on its own line is the drug's band, under no indication
-                self.stack = [lv for lv in self.stack if lv.dim != "indication"]
+                # an impaired organ's heading on its own line is the drug's band, under no indication (but a
+                # kidney disease the drug treats stays: its dialysis groups are groups of that indication)
+                self.stack = [lv for lv in self.stack if lv.dim != "indication" or _treats_kidneys(lv)]
         if kind == "group" and _is_organ(f) and _ORGAN_RULE.search(fold(words)):
             # "Đối với người suy thận, phải giảm liều theo ...:": a rule for the drug, not for the indication or
             # the labelled group whose paragraph it ends; only the section's own group headings stay above it
@@ -388,7 +406,8 @@ class SectionReader:
     def _leave_inline_indications(self) -> None:
         """An impaired organ's band ("Đối với suy thận:", a renal table) is the drug's, not the indication a label
         opened a paragraph with above it ("Cấp cứu: 12,5 - 25 mg/lần ..."); headings alone on their line stay."""
-        self.stack = [lv for lv in self.stack if not (lv.dim == "indication" and (lv.inline or lv.soft))]
+        self.stack = [lv for lv in self.stack
+                      if not (lv.dim == "indication" and (lv.inline or lv.soft) and not _treats_kidneys(lv))]
 
     def _piece(self, chunk: Chunk, piece: reading.Piece, carry: Fields, at_end: bool, first: bool) -> Fields:
         text = chunk.text
@@ -531,6 +550,12 @@ class SectionReader:
         self.rows.append(row.model_copy(update={"quarantined": True}))
 
 
+def _treats_kidneys(level: Level) -> bool:
+    """An indication that names the kidney disease the drug treats ("Thiếu máu ở người bệnh suy thận mạn tính"):
+    the dialysis and renal groups printed under it are groups of that indication, not the drug's renal bands."""
+    return level.dim == "indication" and _RENAL_DISEASE.search(fold(level.label)) is not None
+
+
 def _other_group(above: Fields, band: Fields) -> bool:
     """A band that names its own group ("Trẻ từ 1 tháng - 1 tuổi") is not nested in another group a label above
     named ("Trẻ sơ sinh:"); a bare age band ("Trên 2 tuổi") is."""
@@ -585,6 +610,10 @@ def _trailing_group(body: str) -> Fields:
     tail = re.split(r"[;.]", tail, maxsplit=1)[0]
     m = _FOR_WHOM.match(tail)
     if m is None:
+        return Fields()
+    if read_fields(body[: found[-1].start()]).has_group:
+        # "... 1 000 mg/ngày cho trẻ em từ 12 đến 15 tuổi và 1 200 mg cho người bệnh trên 15 tuổi": each dose has
+        # its group; the sentence is for both, not for the last one named
         return Fields()
     return _group_only(read_fields(tail[m.end() :]))
 
@@ -793,6 +822,13 @@ def _compatible(population: str | None, top: Fields) -> str | None:
     return population
 
 
+# "Để pha dung dịch ... cho thêm 2 ml nước", "Thêm lượng nước thích hợp vào lọ thuốc ...": preparing, not dosing
+_PREPARE = re.compile(r"^(?:de )?(?:pha|hoa tan|pha loang)\b|^them (?:\w+ ){0,3}(?:nuoc|dung moi)\b")
+_PREPARE_LABEL = re.compile(r"\bde pha\b|^(?:pha|cach pha|hoa tan)\b")
+# "Không khuyến cáo sử dụng liều trên 300 microgam/kg/phút": a ceiling said as what not to give
+_NOT_ABOVE = re.compile(r"\bkhong (?:nen |duoc )?(?:khuyen cao|dung|su dung|vuot)[^.;]{0,25}\blieu (?:tren|cao hon|vuot qua)\b")
+
+
 def _kind(body: str, kind_label: str | None, f: Fields) -> str:
     folded = fold(body).strip()
     label = fold(kind_label or "")
@@ -800,7 +836,10 @@ def _kind(body: str, kind_label: str | None, f: Fields) -> str:
     loading = _LOADING.search(fold(_head(body)))
     if _LOADING.search(label) or (loading and not _NOT_THIS.search(fold(_head(body))[: loading.start()])):
         return "loading_dose"
-    if _MAX_LABEL.search(label) or _MAX.match(folded) or reading.only_ceilings(body) or _lifted_to(body):
+    if _PREPARE.search(folded) or _PREPARE_LABEL.search(label):
+        return "instruction"  # the amounts of making the solution up, not of dosing
+    if (_MAX_LABEL.search(label) or _MAX.match(folded) or reading.only_ceilings(body) or _lifted_to(body)
+            or _NOT_ABOVE.search(folded)):
         return "max_dose"
     impaired = f.hepatic or (f.renal is not None and not _RENAL_DISEASE.search(fold(f.indication or "")))
     if impaired and (doses or _ADJUST.search(folded)):

@@ -29,7 +29,14 @@ _FREQUENCY = re.compile(
     re.I,
 )
 # A dose given by reference to another group's dose ("Liều như người lớn", "dùng 1/2 liều người lớn").
-_REFERENCE = re.compile(r"liều\s+(?:như|bằng)\s|\d+\s*/\s*\d+\s+liều\s|\d+\s*%\s+liều\s", re.I)
+# ("Liều dùng như người lớn", "1 liều thường dùng cho sau thẩm phân", "Giống như đối với người < 50 kg",
+# "Áp dụng chế độ liều và cách dùng giống như ...")
+_REFERENCE = re.compile(
+    r"liều(?:\s+(?:dùng|thường dùng|thông thường))?\s+(?:như|bằng|giống như|tương tự(?: như)?)\s"
+    r"|\d+\s*/\s*\d+\s+liều\s|\d+\s*%\s+liều\s|\b\d+\s+liều\s+(?:thường dùng|thông thường|bình thường)\b"
+    r"|^\s*(?:giống|tương tự)(?:\s+như)?\s+(?:đối với|ở|cho|với)\s|chế độ liều[^.;]{0,30}\s(?:giống như|tương tự)\s",
+    re.I,
+)
 _PARENS = re.compile(r"\([^()]*\)")
 _MODAL = re.compile(r"\b(?:nên|phải|cần|có thể|được|dùng|chỉ định)\b", re.I)
 _REGIMEN_NAME = re.compile(r"phác đồ\s*$", re.I)  # "theo phác đồ 1 lần/ngày" names a regimen, gives no dose
