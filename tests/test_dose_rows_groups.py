@@ -66,3 +66,29 @@ def test_a_group_joined_to_an_organ_by_or_within_the_organs_words_is_still_named
                 "Liều người lớn đang thẩm tách máu hoặc chuẩn bị thẩm tách máu: 50 đơn vị/kg, tuần 3 lần.")
     assert row(rows, "Người cao tuổi").population is None  # either group
     assert row(rows, "Liều người lớn").population == "nguoi_lon"
+
+
+def test_an_age_band_reaching_into_adulthood_with_a_least_weight_is_the_adults() -> None:
+    # ketorolac
+    rows = read("Người bệnh từ 16 - 64 tuổi, cân nặng ít nhất 50 kg và có chức năng thận bình thường:\n"
+                "Tiêm bắp: 30 mg cách 6 giờ/lần, cho tới tối đa 20 liều trong 5 ngày, hoặc:")
+    found = row(rows, "Tiêm bắp")
+    assert (found.population, found.age.min, found.age.max) == ("nguoi_lon", 16, 64)
+    assert (found.weight_kg.min, found.weight_kg.max) == (50, None) and found.renal is None
+
+
+def test_a_group_label_glued_to_the_end_of_a_paragraph_heads_the_lines_below() -> None:
+    # cefalexin: "Trẻ em: Trên 1 tuổi, dùng đường uống." ends the adults' last paragraph; the children's usual dose
+    # opens on "Liều thường dùng:", which names its dose and does not start the section over
+    rows = read("Liều lượng:\nTrẻ em trên 15 tuổi và người lớn:\nDùng đường uống. Liều thường dùng cho người lớn, "
+                "uống 250 - 500 mg cách 6 giờ/1 lần.\n"
+                "Nhiễm khuẩn đường tiết niệu: Để điều trị viêm bàng quang không biến chứng, thường dùng 500 mg, cách "
+                "12 giờ/lần, trong 7 - 14 ngày. Trẻ em: Trên 1 tuổi, dùng đường uống.\n"
+                "Liều thường dùng: 25 - 100 mg/kg ngày, chia thành 3 - 4 lần (tối đa 4 g/ngày).\n"
+                "Viêm tai giữa cấp: 75 - 100 mg/kg một ngày, chia đều uống trong 4 lần.")
+    adult = row(rows, "Liều thường dùng cho người lớn")
+    assert (adult.population, adult.age.min) == ("nguoi_lon", 15)
+    for starts in ("Liều thường dùng: 25", "Viêm tai"):
+        child = row(rows, starts)
+        assert (child.population, child.age.min, child.age.max) == ("tre_em", 1, None), starts
+    assert row(rows, "Liều thường dùng: 25").indication is None

@@ -92,3 +92,20 @@ def test_making_the_solution_up_is_an_instruction_and_a_dose_not_to_exceed_is_a_
     assert row(rows, "Bột cefalexin").kind == "instruction"
     assert row(rows, "Không khuyến cáo").kind == "max_dose"
     assert row(rows, "Trẻ em").kind == "dose"
+
+
+def test_a_route_named_as_the_condition_of_a_remark_heads_no_later_paragraph() -> None:
+    # heparin's "Cách dùng": the intermittent-injection remark, then general monitoring lines
+    rows = read("Khi tiêm tĩnh mạch gián đoạn: Phải xét nghiệm thời gian đông máu trước mỗi lần tiêm.\n"
+                "Định kỳ đếm tiểu cầu, hematocrit và tìm máu trong phân trong suốt thời gian điều trị heparin.")
+    assert row(rows, "Khi tiêm").route == ["tiem_tinh_mach"]
+    assert row(rows, "Định kỳ").route == []
+
+
+def test_the_injection_a_dose_follows_is_not_its_route() -> None:
+    # ketorolac: the oral doses after "Uống:" follow the first injections
+    rows = read("Uống:\nLiều thông thường người lớn16 - 64 tuổi 50 kg, chức năng thận bình thường, tiếp sau liệu "
+                "pháp tiêm ban đầu: Khởi đầu 20 mg, tiếp theo là 10 mg cho tới 4 lần mỗi ngày.\n"
+                "Liều thông thường ở người cao tuổi: Uống (sau khi đã tiêm): 10 mg, cho tới 4 lần/ngày.")
+    assert row(rows, "Liều thông thường người lớn").route == ["uong"]
+    assert row(rows, "Liều thông thường ở").route == ["uong"]

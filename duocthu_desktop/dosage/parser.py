@@ -36,6 +36,9 @@ _RENAL_DISEASE = re.compile(next(r.pattern for r in labels.RULES if r.name == "r
 _SEVERITY = re.compile(labels.SEVERITY)
 # printed labels a question may name, kept among a row's headings for their paragraph (they state no field)
 _REGIMEN_OR_SEVERITY = re.compile(r"^phac do\b|" + labels.PHASE + "|" + labels.SEVERITY)
+# "Khi tiêm tĩnh mạch gián đoạn:", "Nếu tiêm dưới da sâu:": a route as the condition of one paragraph's remark, not
+# a heading of the paragraphs after it
+_WHEN_ROUTE = re.compile(r"^(?:khi|neu|trong khi|luc)\b")
 # "Với trường hợp X:", "Trong trường hợp X:": a case within its paragraph.
 _CASE = re.compile(r"^(?:voi|trong|doi voi) truong hop\b")
 _GROUP_FIRST = re.compile(r"^(?:o |cho |doi voi )?(?:nguoi|tre|so sinh|benh nhi|phu nu|thieu nien|nhu nhi|\d)")
@@ -117,8 +120,8 @@ def read_fields(text: str, *, label: bool = False) -> Fields:
             f.age_only = True
         elif lo is not None and lo >= 60:
             f.population = "nguoi_cao_tuoi"  # "Bệnh nhân trên 60 tuổi": the book's elderly
-        elif lo is not None and lo >= 18:
-            f.population = "nguoi_lon"
+        elif lo is not None and (lo >= 18 or (lo >= 12 and hi is not None and hi > 18)):
+            f.population = "nguoi_lon"  # "Người bệnh từ 16 - 64 tuổi": a band of adults (and the oldest children)
     if f.renal is None and names_renal(_LIKE_RENAL.sub(" ", fold(text))):
         f.renal = RenalBand()
     f.hepatic = names_hepatic(text)
@@ -422,6 +425,11 @@ class SectionReader:
         # a label opening a paragraph whose own sentence gives no dose heads what follows, like a heading; so
         # does a label whose statement ends the paragraph with ":" (it introduces the lines below)
         as_heading = heading_only or (first and not doses) or (at_end and not doses and body.rstrip().endswith(":"))
+        # a group label opening a paragraph's last sentence, with no dose ("... trong 7 - 14 ngày. Trẻ em: Trên 1
+        # tuổi, dùng đường uống."): a group heading the extractor glued to the paragraph, with the band its words add
+        glued = (at_end and not first and not doses and bool(piece.labels)
+                 and classify(piece.labels[0].text)[0] == "group" and not _is_organ(classify(piece.labels[0].text)[1]))
+        as_heading = as_heading or glued
         kind_label = None
         label_fields = Fields()
         label_routes: list[str] = []
@@ -435,10 +443,14 @@ class SectionReader:
             kind, f = classify(lab.text)
             if heading_only:
                 kind = _heading_kind(kind, lab.text, f)
+            if glued and kind == "group" and not f.age and not f.weight:
+                f = _overlay(f, _group_only(read_fields(_head(body))))
             generic_label = generic_label or kind == "generic"
             label_routes += [r for r in f.routes if r not in label_routes and not (kind == "note" and r == "other")]
-            if kind == "generic" and not (first or heading_only):
-                continue  # "...: Liều thường dùng: 25 mg" inside a statement names its dose, it starts nothing
+            if kind == "generic" and not (as_heading or heading_only):
+                # "...: Liều thường dùng: 25 mg" inside a statement, or opening one that gives its dose under a
+                # group heading ("Trẻ em:" / "Liều thường dùng: 25 - 100 mg/kg ngày"), names its dose: it starts nothing
+                continue
             if kind == "kind":
                 kind_label = lab.text
                 label_fields = _overlay(label_fields, f)
@@ -454,7 +466,8 @@ class SectionReader:
             else:
                 # an indication opening a later sentence, a route item of a list: for this paragraph only
                 only = (kind == "indication" and _CASE.match(fold(lab.text)) is not None) or (
-                    kind == "route" and self.lists_routes()) or (not as_heading and kind == "indication" and not first)
+                    kind == "route" and (self.lists_routes() or _WHEN_ROUTE.match(fold(lab.text)) is not None)) or (
+                    not as_heading and kind == "indication" and not first)
                 self._heading(kind, lab.text, f, inline=not as_heading, paragraph_only=only,
                               soft=as_heading and not heading_only)
                 if kind == "note" and _REGIMEN_OR_SEVERITY.match(fold(lab.text)):

@@ -105,7 +105,8 @@ _NEGATED = re.compile(r"(?:không|tránh|chớ|đừng)(?: thể| được| nên
 
 _DISEASE_OF = re.compile(r"(?:viêm|nhiễm khuẩn|nhiễm trùng|nhiễm|tắc|huyết khối|ngứa|nứt|rò|loét) $")
 _OVER = re.compile(r" (?:quá|vượt)")
-_WHEN = re.compile(r"(?:sau|trước) khi $")
+# "1 giờ sau khi tiêm", "(sau khi đã tiêm)", "tiếp sau liệu pháp tiêm ban đầu": the injection before, not this dose's
+_WHEN = re.compile(r"(?:sau|trước) (?:khi(?: đã)?|liệu pháp|đợt) $")
 _JOINED = re.compile(r"\s*(?:,\s*)?(?:hoặc|và|hay|/)\s*(?:đường\s+)?")
 
 
@@ -130,7 +131,7 @@ def routes_in(text: str, window: int | None = None) -> list[str]:
             ends.append(m.end())
             for key in keys:
                 bare = key == "other" and m.group(0) == "tiêm"
-                if bare and (found or _WHEN.search(low[max(0, m.start() - 12) : m.start()])):
+                if bare and (found or _WHEN.search(low[max(0, m.start() - 20) : m.start()])):
                     continue  # "tiêm" beside a named site, or a time ("1 giờ sau khi tiêm")
                 if key not in found:
                     found.append((key, m.start()))  # type: ignore[arg-type]
@@ -164,6 +165,7 @@ _WEIGHT_RANGE = re.compile(r"(?<![\d,/])" + _NUM + r"\s*(?:-|–|đến)\s*" + _
 _WEIGHT_SPAN = re.compile(
     r"(?:" + _CMP + r"\s*)?" + _NUM + r"\s*kg\s*(?:-|–|đến)\s*(?:" + _CMP + r"\s*)?" + _NUM + r"\s*kg\b(?!\s*/)", re.I
 )
+_AT_LEAST = re.compile(r"\b(?:ít nhất|tối thiểu)(?=\s*\d)", re.I)  # "cân nặng ít nhất 50 kg"
 _WEIGHT_CMP = re.compile(_CMP + r"\s*" + _NUM + r"\s*kg\b(?!\s*/)", re.I)
 _CLCR = re.compile(
     r"(?:clcr|cl\s*cr|độ thanh thải creatinin|hệ số thanh thải creatinin|thanh thải creatinin|(?:mức|tốc độ) lọc cầu thận"
@@ -244,7 +246,7 @@ def weight_in(text: str) -> WeightBound | None:
     m = _WEIGHT_RANGE.search(text)
     if m:
         return WeightBound(min=_num(m.group(1)), max=_num(m.group(2)))
-    m = _WEIGHT_CMP.search(text)
+    m = _WEIGHT_CMP.search(_AT_LEAST.sub("≥", text))
     if m:
         value = _num(m.group(2))
         return WeightBound(min=value) if _is_lower_bound(m.group(1)) else WeightBound(max=value)
