@@ -109,3 +109,13 @@ def test_the_injection_a_dose_follows_is_not_its_route() -> None:
                 "Liều thông thường ở người cao tuổi: Uống (sau khi đã tiêm): 10 mg, cho tới 4 lần/ngày.")
     assert row(rows, "Liều thông thường người lớn").route == ["uong"]
     assert row(rows, "Liều thông thường ở").route == ["uong"]
+
+
+def test_an_amount_per_hour_is_the_dose_of_an_infusion_not_of_a_speed() -> None:
+    # heparin (neonates), hydralazin; furosemid's speed
+    rows = read("Duy trì ống thông động mạch cuống rốn ở trẻ sơ sinh: Truyền tĩnh mạch 0,5 đvqt/giờ.\n"
+                "Liều duy trì thông thường từ 50 - 150 microgam/phút.\n"
+                "Khi tiêm tĩnh mạch trực tiếp hoặc truyền tĩnh mạch, tốc độ không quá 4 mg/phút ở người lớn.")
+    assert row(rows, "Duy trì ống").kind == "dose"
+    assert row(rows, "Liều duy trì").kind == "dose"
+    assert row(rows, "Khi tiêm").kind == "instruction"

@@ -835,9 +835,6 @@ def _compatible(population: str | None, top: Fields) -> str | None:
     return population
 
 
-# "Để pha dung dịch ... cho thêm 2 ml nước", "Thêm lượng nước thích hợp vào lọ thuốc ...": preparing, not dosing
-_PREPARE = re.compile(r"^(?:de )?(?:pha|hoa tan|pha loang)\b|^them (?:\w+ ){0,3}(?:nuoc|dung moi)\b")
-_PREPARE_LABEL = re.compile(r"\bde pha\b|^(?:pha|cach pha|hoa tan)\b")
 # "Không khuyến cáo sử dụng liều trên 300 microgam/kg/phút": a ceiling said as what not to give
 _NOT_ABOVE = re.compile(r"\bkhong (?:nen |duoc )?(?:khuyen cao|dung|su dung|vuot)[^.;]{0,25}\blieu (?:tren|cao hon|vuot qua)\b")
 
@@ -849,7 +846,7 @@ def _kind(body: str, kind_label: str | None, f: Fields) -> str:
     loading = _LOADING.search(fold(_head(body)))
     if _LOADING.search(label) or (loading and not _NOT_THIS.search(fold(_head(body))[: loading.start()])):
         return "loading_dose"
-    if _PREPARE.search(folded) or _PREPARE_LABEL.search(label):
+    if reading.prepares(body) or reading.prepares(kind_label or "", label=True):
         return "instruction"  # the amounts of making the solution up, not of dosing
     if (_MAX_LABEL.search(label) or _MAX.match(folded) or reading.only_ceilings(body) or _lifted_to(body)
             or _NOT_ABOVE.search(folded)):

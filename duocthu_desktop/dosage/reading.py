@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from duocthu_desktop.text import fold
+
 # A dose amount: where the description of a group ends and its dose begins.
 DOSE = re.compile(
     r"\d+(?:,\d+)?\s*(?:mg|g|microgam|mcg|µg|ml(?!\s*/\s*ph)|đơn vị|đvqt|đv|UI|IU|viên|giọt|mmol|%)(?!\w)"
@@ -45,6 +47,11 @@ _CONTENT_BEFORE = re.compile(r"(?:chứa|(?<!tăng )thêm|vào)\s+(?:\d+(?:,\d+)
 _CONTENT_AFTER = re.compile(r"\s*(?:\w+\s+){0,2}?(?:nước|dung dịch|dung môi|được pha|tương đương)\b", re.I)
 
 
+# An amount per hour or minute is the dose of a statement that opens on its route or on "liều" ("Truyền tĩnh mạch
+# 0,5 đvqt/giờ.", "Liều duy trì thông thường từ 50 - 150 microgam/phút."), not of one about how fast to give it.
+_PER_TIME = re.compile(r"\s*/\s*(?:giờ|phút|h)(?!\w)", re.I)
+_RATE_DOSE = re.compile(r"^\s*(?:(?:tiêm|truyền)(?: nhỏ giọt| liên tục)?(?: tĩnh mạch)?(?: liên tục)?|liều)\b", re.I)
+_SPEED = re.compile(r"tốc độ|tiêm chậm|truyền chậm|trong (?:ít nhất )?\d+", re.I)
 _DROPS = re.compile(r"giọt$", re.I)  # "1 giọt dung dịch 0,25%": drops of a solution are the amount given
 
 _CEILING = re.compile(
@@ -55,9 +62,11 @@ _CEILING = re.compile(
 def _amounts(text: str) -> list[re.Match[str]]:
     """The amounts and frequencies a statement gives, outside brackets: not a concentration or a rate."""
     bare = _PARENS.sub(lambda m: " " * len(m.group(0)), text)
+    rate_doses = _RATE_DOSE.match(bare) is not None and not _SPEED.search(bare)
     found = [m for m in DOSE.finditer(bare)
              if not m.group(0).endswith("%")
-             and not _NOT_AMOUNT_AFTER.match(bare, m.end())
+             and not (_NOT_AMOUNT_AFTER.match(bare, m.end())
+                      and not (rate_doses and _PER_TIME.match(bare, m.end())))
              and not _CONTENT_BEFORE.search(bare[max(0, m.start() - 12) : m.start()])
              and (not _CONTENT_AFTER.match(bare, m.end()) or _DROPS.search(m.group(0)))]
     found += [m for m in _FREQUENCY.finditer(bare) if not _REGIMEN_NAME.search(bare[max(0, m.start() - 20) : m.start()])]
@@ -89,6 +98,19 @@ def only_ceilings(text: str) -> bool:
         m = re.search(r"(?:không|chớ)[^.;]{0,30}quá\s*\d+\s*liều", text, re.I)
         return m is not None
     return all(_CEILING.search(text[max(0, m.start() - 30) : m.start()]) for m in found)
+
+
+# "Để pha dung dịch ... cho thêm 2 ml nước", "Thêm lượng nước thích hợp vào lọ thuốc ...", "Giai đoạn 1: Hòa tan bột
+# ...": making the solution up, whose amounts are not doses
+_PREPARE = re.compile(r"(?:^|:\s)(?:(?:de|sau khi) )?(?:pha|hoa tan|pha loang)\b|(?:^|:\s)them (?:\w+ ){0,3}(?:nuoc|dung moi)\b")
+_PREPARE_LABEL = re.compile(r"\bde pha\b|^(?:pha|cach pha|hoa tan)\b")
+
+
+def prepares(text: str, label: bool = False) -> bool:
+    """A statement (or, with `label`, the label before it) about making the solution up, not about a dose."""
+    folded = fold(text).strip()
+    return bool((_PREPARE_LABEL if label else _PREPARE).search(folded)) or (
+        not label and bool(re.search(r"\bde pha\b[^:.]*:", folded)))
 
 
 _LABEL = re.compile(r"[ \t]*([^\s:;.!?](?:[^:;.!?\n]|\n(?=[a-zà-ỹđ])){0,150}?)[ \t]*:(?=\s|$|\()")
