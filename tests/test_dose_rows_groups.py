@@ -92,3 +92,14 @@ def test_a_group_label_glued_to_the_end_of_a_paragraph_heads_the_lines_below() -
         child = row(rows, starts)
         assert (child.population, child.age.min, child.age.max) == ("tre_em", 1, None), starts
     assert row(rows, "Liều thường dùng: 25").indication is None
+
+
+def test_a_maximums_heading_naming_a_group_heads_that_groups_ceilings() -> None:
+    # ketorolac: the heading is glued to the end of a remark
+    rows = read("Ghi chú: Liều và số lần dùng thuốc được khuyến cáo ở trên không được tăng nếu đau không đỡ. Liều "
+                "tối đa cho người lớn 16 - 64 tuổi 50 kg, chức năng thận bình thường:\n"
+                "Tiêm bắp hoặc tĩnh mạch: 120 mg/ngày.\n"
+                "Trẻ em 6 - 12 tuổi:\nUống: 20 mg/ngày.")
+    ceiling = row(rows, "Tiêm bắp")
+    assert (ceiling.population, ceiling.age.min, ceiling.age.max, ceiling.kind) == ("nguoi_lon", 16, 64, "max_dose")
+    assert row(rows, "Uống").kind == "dose"

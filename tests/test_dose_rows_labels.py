@@ -115,3 +115,35 @@ def test_the_groups_printed_under_a_kidney_disease_the_drug_treats_keep_that_ind
     assert first.renal is not None and first.renal.dialysis
     below = row(rows, "Liều khởi đầu mỗi lần 50")
     assert (below.indication, below.kind) == ("Thiếu máu ở người bệnh suy thận mạn tính", "dose")
+
+
+def test_a_purpose_heading_is_the_indication_and_a_later_route_heading_keeps_it() -> None:
+    # ketorolac: "Để giảm đau" over the injected doses by group, then "Uống:" over the oral ones
+    rows = read("Liều lượng:\nĐể giảm đau, dùng dạng tiêm hoặc uống:\n"
+                "Người bệnh < 50 kg và/hoặc có chức năng thận bị suy giảm:\nTiêm bắp: 15 mg cách 6 giờ/lần.\n"
+                "Uống:\nLiều thông thường ở người cao tuổi: 10 mg, cho tới 4 lần/ngày.")
+    assert classify_rule("Để giảm đau, dùng dạng tiêm hoặc uống")[2].name == "purpose"
+    assert classify_rule("Để pha dung dịch tiêm")[2].name != "purpose"
+    injected = row(rows, "Tiêm bắp")
+    assert injected.indication == "Để giảm đau" and injected.weight_kg.max == 50
+    oral = row(rows, "Liều thông thường")
+    assert (oral.indication, oral.route, oral.population, oral.weight_kg) == ("Để giảm đau", ["uong"],
+                                                                              "nguoi_cao_tuoi", None)
+
+
+def test_a_how_to_heading_for_a_group_sets_the_group_not_an_indication() -> None:
+    # heparin
+    rows = read("Hướng dẫn điều chỉnh liều cho trẻ em theo APTT:\n"
+                "Sau liều dùng ban đầu như đã nêu ở các phần trên, truyền tĩnh mạch heparin để duy trì APTT trong "
+                "khoảng 60 - 85 giây.")
+    assert (rows[0].population, rows[0].indication) == ("tre_em", None)
+
+
+def test_a_heading_alone_on_its_line_ends_a_remark_labelled_for_the_elderly() -> None:
+    # heparin: the elderly remark, then the in-vitro uses
+    rows = read("Người cao tuổi: Bệnh nhân trên 60 tuổi, đặc biệt là phụ nữ, có nguy cơ chảy máu cao, vì vậy có thể "
+                "cần dùng liều thấp hơn cho các bệnh nhân này.\nChống đông trong truyền máu và lấy mẫu máu:\n"
+                "Lấy mẫu xét nghiệm: Khi dùng heparin natri làm chất chống đông in vitro cho máu xét nghiệm, thêm "
+                "70 - 150 đvqt heparin natri vào 10 - 20 ml máu toàn phần.")
+    assert row(rows, "Người cao tuổi").population == "nguoi_cao_tuoi"
+    assert row(rows, "Lấy mẫu").population is None

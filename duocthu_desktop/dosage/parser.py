@@ -98,6 +98,7 @@ class Level:
     soft: bool = False  # a label opening a paragraph of remarks ("Trẻ em: Kinh nghiệm ... còn hạn chế.")
     below: tuple[str, ...] = ()  # the headings it nests under: a heading's siblings nest under the same ones
     held: set[str] = field(default_factory=set)  # a group heading's block so far: "text" and/or "labels"
+    ceiling: bool = False  # a maximum's heading ("Liều tối đa cho người lớn:"): its statements are ceilings
 
 
 def read_fields(text: str, *, label: bool = False) -> Fields:
@@ -181,6 +182,8 @@ def classify_rule(words: str) -> tuple[str, Fields, labels.LabelRule]:
         kind = "indication"  # an indication that names its group ("Điều trị tăng huyết áp ở trẻ em")
     if kind == "indication":
         f.indication = words
+        if rule.name == "purpose":
+            f.indication = words.split(",")[0].strip()  # "Để giảm đau": the purpose, not how it is given
     return kind, f, rule
 
 
@@ -401,6 +404,23 @@ class SectionReader:
             group = Fields(population=f.population, age=f.age, weight=f.weight)
             self.push("group", words, group, inline, paragraph_only)
             f = replace(f, population=None, age=None, weight=None)
+        if kind == "kind" and not inline and f.has_group and _MAX_LABEL.search(fold(words)):
+            # "Liều tối đa cho người lớn 16 - 64 tuổi 50 kg, chức năng thận bình thường:" alone on its line: a group
+            # heading whose statements are ceilings, until the next group heading
+            self.push("group", words, _group_only(f), inline=False)
+            self.stack[-1].ceiling = True
+            return
+        if kind == "indication" and not inline and not paragraph_only and not soft:
+            # a heading alone on its line ends the narrower group a label opening a paragraph of remarks named
+            # ("Người cao tuổi: Bệnh nhân trên 60 tuổi ... có thể cần dùng liều thấp hơn.", then "Chống đông trong
+            # truyền máu:"); the adults, whose doses the book prints unlabelled, stay
+            self.stack = [lv for lv in self.stack
+                          if not (lv.dim == "group" and lv.soft and lv.fields.population != "nguoi_lon")]
+        if kind == "indication" and f.routes and not inline and not paragraph_only:
+            # "Để giảm đau, dùng dạng tiêm hoặc uống:": an indication heading and a route heading under it, so a
+            # later route heading ("Uống:") replaces the routes and the groups under them, not the indication
+            self.push(kind, words, replace(f, routes=[]), inline, paragraph_only)
+            kind, f = "route", Fields(routes=f.routes)
         self.push(kind, words, f, inline, paragraph_only)
         if soft:
             for lv in self.stack[-2:]:
@@ -451,7 +471,9 @@ class SectionReader:
                 # "...: Liều thường dùng: 25 mg" inside a statement, or opening one that gives its dose under a
                 # group heading ("Trẻ em:" / "Liều thường dùng: 25 - 100 mg/kg ngày"), names its dose: it starts nothing
                 continue
-            if kind == "kind":
+            if kind == "kind" and heading_only and f.has_group and _MAX_LABEL.search(fold(lab.text)):
+                self._heading(kind, lab.text, f, inline=False)  # a maximum's group heading ending the paragraph
+            elif kind == "kind":
                 kind_label = lab.text
                 label_fields = _overlay(label_fields, f)
             elif kind == "group" and not as_heading and _is_band(f) and not _is_organ(f) and not f.indication:
@@ -492,7 +514,7 @@ class SectionReader:
             words = _head(intro).rstrip().rstrip(":")
             kind, f = classify(words)
             kind = _heading_kind(kind, words, f)
-            if kind in ("group", "route"):
+            if kind in ("group", "route") or (kind == "kind" and f.has_group):
                 self._heading(kind, intro.strip().rstrip(":"), f, inline=False)
         if not doses and generic_label and routes_in(body, window=2):
             # "Cách dùng: Uống thuốc trước ăn 1 giờ.": the route the whole section is given by
@@ -524,6 +546,8 @@ class SectionReader:
             new_carry = replace(new_carry, routes=routes)
         fields = _overlay(_overlay(inherited, new_carry), Fields(hepatic=own.hepatic))
         start = piece.labels[0].start if piece.labels else piece.body_start
+        if kind_label is None:
+            kind_label = next((lv.label for lv in self.stack if lv.ceiling), None)
         self.rows.append(self._row(chunk, start, piece.end, fields, body, kind_label))
         # what a sentence with no dose says of itself (a warning, a general remark) is not carried on
         if not doses and not label_fields.has_group and not label_fields.renal and not own.indication:
