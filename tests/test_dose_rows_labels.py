@@ -147,3 +147,38 @@ def test_a_heading_alone_on_its_line_ends_a_remark_labelled_for_the_elderly() ->
                 "70 - 150 đvqt heparin natri vào 10 - 20 ml máu toàn phần.")
     assert row(rows, "Người cao tuổi").population == "nguoi_cao_tuoi"
     assert row(rows, "Lấy mẫu").population is None
+
+
+def test_an_intro_sentence_ending_in_a_colon_and_a_symbol_explained_are_not_indications() -> None:
+    # warfarin's INR intro; carboplatin's formula symbols
+    rows = read("Trong đại đa số trường hợp, INR giữa 2 và 3 có trị số đích 2,5 được tìm, có nghĩa là :\n"
+                "INR dưới 2 phản ánh chống đông máu chưa đủ.\n"
+                "Trong đó:\nCcr là nồng độ creatinin huyết thanh (micromol/lít)\n"
+                "AUC đích điển hình từ 5 - 7 mg/ml/phút tùy thuộc vào điều trị trước đó.")
+    assert {r.indication for r in rows} == {None}
+
+
+def test_a_heading_naming_a_disease_of_a_group_is_an_indication_and_its_sentences_keep_it() -> None:
+    # erythropoietin: "thiếu" of "Thiếu máu" is not the "thiếu" of "thiếu tháng"; the sentence below names what
+    # it treats in its own words, and the heading stays the indication
+    rows = read("Thiếu máu ở trẻ sơ sinh thiếu tháng\n"
+                "Epoetin beta cũng được dùng để dự phòng và điều trị thiếu máu của trẻ sơ sinh thiếu tháng có thể "
+                "trọng thấp.\nĐể điều trị thiếu máu của trẻ sơ sinh thiếu tháng dùng epoetin beta tiêm dưới da với "
+                "liều 250 đơn vị/kg, 3 lần/tuần.")
+    dose = row(rows, "Để điều trị")
+    assert (dose.indication, dose.population) == ("Thiếu máu ở trẻ sơ sinh thiếu tháng", "so_sinh")
+    assert row(rows, "Epoetin beta").indication == "Thiếu máu ở trẻ sơ sinh thiếu tháng"
+
+
+def test_what_a_sentence_is_for_is_not_a_phase_or_a_condition() -> None:
+    # erythropoietin's maintenance; ibuprofen (sample-b)
+    rows = read("Khi đã đạt được nồng độ hemoglobin mong muốn, cần giảm liều khoảng 25 - 50% để điều trị duy trì.\n"
+                "Tối đa có thể cho 40 mg/kg/ngày để điều trị viêm khớp dạng thấp thiếu niên nếu cần.")
+    assert row(rows, "Khi đã").indication is None
+    assert row(rows, "Tối đa").indication == "viêm khớp dạng thấp thiếu niên"
+
+
+def test_an_alternative_for_a_group_and_a_source_named_are_not_indications() -> None:
+    # ibuprofen, ceftriaxon (sample-b)
+    assert classify_rule("Một cách khác, liều gợi ý cho trẻ em là")[:2][0] == "group"
+    assert classify_rule("Nhà sản xuất khuyến cáo")[0] == "note"

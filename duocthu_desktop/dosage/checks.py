@@ -30,7 +30,8 @@ _DOSE_LIKE = re.compile(
     re.I,
 )
 # what a sentence does and a heading does not: tells the reader what to do
-_SENTENCE_VERB = re.compile(r"\b(?:phai|can|nen|co the|khong duoc|khuyen cao|thuong dung|duoc dung|la)\b")
+# ("mắc phải" and "nhất là" are words of a disease's name: "Viêm phổi mắc phải tại cộng đồng", "Chàm, nhất là ...")
+_SENTENCE_VERB = re.compile(r"\b(?:(?<!mac )phai|can|nen|co the|khong duoc|khuyen cao|thuong dung|duoc dung|(?<!nhat )la)\b")
 
 
 @dataclass

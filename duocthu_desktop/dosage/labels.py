@@ -63,6 +63,8 @@ RULES: tuple[LabelRule, ...] = (
     LabelRule("alternative", "qualifier", r"^(?:cach khac|(?:mot )?(?:phac do|cach dung|lieu) khac|hoac|hay"
               r"|thay the|lua chon khac|cach 2|phac do \d|phac do [a-z]$)", when="no_group+no_route",
               sets="nothing: an alternative regimen of the indication above"),
+    LabelRule("alternative_group", "group", r"^(?:cach khac|(?:mot )?(?:phac do|cach dung|lieu) khac|mot cach khac)\b",
+              when="group", sets="group only: an alternative regimen for a group (\"Một cách khác, liều ... cho trẻ em là\")"),
     LabelRule("phase", "qualifier", r"^(?:ban dau|khoi dau|luc dau|tan cong|duy tri|tiep theo|sau do|cung co"
               r"|dot (?:dau|tiep)|ngay (?:dau|thu)|tuan (?:dau|thu))\b|" + PHASE,
               when="no_group+no_route", sets="nothing: a phase of the regimen above"),
@@ -71,13 +73,15 @@ RULES: tuple[LabelRule, ...] = (
     LabelRule("inr_band", "qualifier", r"^inr\b", sets="nothing: an INR band of the regimen above"),
     LabelRule("severity", "qualifier", SEVERITY, when="no_group+no_route",
               sets="nothing: a severity within the indication above"),
+    LabelRule("response", "qualifier", r"^(?:(?:khi|neu) )?(?:(?:khong|thieu|chua) )?dap ung\b", when="no_group+no_route",
+              sets="nothing: the response to the regimen above (\"Đáp ứng không thỏa đáng hoặc thiếu đáp ứng\")"),
     LabelRule("number", "note", r"^[\d\s,.:/]*\d[\d\s,.:/]*(?:(?:hoac|va|den|-) [\d\s,.:/]+)?$|\s\d+$",
               when="no_group+no_route",
               sets="nothing: words up to a number that a ':' follows (a ratio \"15 : 1\"), not a label"),
-    LabelRule("note", "note", r"^(?:ghi chu|chu y|luu y|khuyen cao|vi du|thi du|thong so|bang\b|pha\b|cach pha"
+    LabelRule("note", "note", r"^(?:ghi chu|chu y|luu y|khuyen cao|nha san xuat|trong do$|vi du|thi du|thong so|bang\b|pha\b|cach pha"
               r"|thoi gian|toc do|nong do|phac do|lieu phap|dung lieu|dung lieu phap|che do|theo doi|tan suat"
               r"|kiem tra|xet nghiem|dinh luong|cach (?:chuyen|thay|doi|ngung))"
-              r"|(?:nhu sau|bang sau|lieu sau|sau day|duoi day)$",
+              r"|(?:nhu sau|bang sau|lieu sau|sau day|duoi day|nghia la|\bnhu)$|^trong (?:\w+ ){0,3}truong hop\b",
               sets="nothing: a remark or a how-to heading"),
     # "liều" (a dose) and "liệu" ("liệu pháp", "hóa trị liệu") fold to one word: dose words are read as printed
     LabelRule("dose_kind", "kind", r"(?i)^liều |\btối đa\b", printed=True, sets="the dose kind of its statement"),

@@ -59,10 +59,12 @@ _ADJUST = re.compile(
 )
 # Words of a group label that say nothing beyond the group and its band: what is left names an indication.
 _BAND_WORDS = frozenset(
-    "va o cho ke ca benh nhan nguoi em nho tre lon cao tuoi so sinh hoac thieu nien nhu nhi gia tren duoi tu den"
-    " toi kg tuan thang ngay nam thai chinh theo can nang thieu thang hon tro len con bu mang co phu nu"
+    "va o cho ke ca benh nhan nguoi em nho tre lon cao tuoi so sinh hoac nien nhu nhi gia tren duoi tu den"
+    " toi kg tuan thang ngay nam thai chinh theo can nang thang hon tro len con bu mang co phu nu"
     " clcr ml phut do thanh thai creatinin suy than gan chuc nang giam tinh sau khi tat kinh".split()
 )
+# "thiếu" names a group only in "thiếu niên", "thiếu tháng" ("Thiếu máu ở trẻ sơ sinh thiếu tháng" is an indication)
+_BAND_PHRASES = re.compile(r"\bthieu (?:nien|thang)\b")
 OWN_ROUTE_WINDOW = 8  # a sentence names its own route within its first words ("Liều uống thường dùng là ...")
 _ROUTE_WORDS = frozenset(
     w for name in ROUTE_NAMES.values() for w in fold(name).split()
@@ -176,8 +178,9 @@ def classify_rule(words: str) -> tuple[str, Fields, labels.LabelRule]:
     folded = fold(head)
     rule = labels.first_rule(head, folded, facts)
     kind = rule.kind
+    band_free = _BAND_PHRASES.sub(" ", folded)
     if rule.name == "group" and not (
-        sum(1 for w in re.findall(r"[a-z]+", folded) if w not in _BAND_WORDS) < 2 or _GROUP_FIRST.match(folded)
+        sum(1 for w in re.findall(r"[a-z]+", band_free) if w not in _BAND_WORDS) < 2 or _GROUP_FIRST.match(folded)
     ):
         kind = "indication"  # an indication that names its group ("Điều trị tăng huyết áp ở trẻ em")
     if kind == "indication":
@@ -213,6 +216,8 @@ def _standalone_heading(text: str, start: int, end: int) -> bool:
     line = text[start:end].strip()
     if not line or not line[0].isupper():
         return False
+    if re.match(r"\S{1,8} là\s", line):
+        return False  # "Ccr là nồng độ creatinin huyết thanh (micromol/lít)": a formula's symbol explained
     if line.endswith(":") and not re.search(r"[.!?;]\s", line):
         return True  # a list of indications or an intro that runs over lines, ending in ":"
     # ("... Xem mục chống chỉ định. Uống:" is a sentence, then a heading: not one heading)
@@ -426,6 +431,11 @@ class SectionReader:
             for lv in self.stack[-2:]:
                 lv.soft = lv.soft or lv.label == words
 
+    def _indication_heading(self) -> bool:
+        """An indication heading alone on its line holds here (not a label that opened a statement)."""
+        return any(lv.dim == "indication" and not lv.inline and not lv.soft and not lv.paragraph_only
+                   for lv in self.stack)
+
     def _leave_inline_indications(self) -> None:
         """An impaired organ's band ("Đối với suy thận:", a renal table) is the drug's, not the indication a label
         opened a paragraph with above it ("Cấp cứu: 12,5 - 25 mg/lần ..."); headings alone on their line stay."""
@@ -531,9 +541,10 @@ class SectionReader:
             tail = _trailing_group(body)
             own = replace(own, population=tail.population, age=tail.age, weight=tail.weight)
         own.routes = _own_routes(body, doses or bool(label_routes))
-        if not labelled_indication:
-            own.indication = own_indication(body)
         inherited = self.inherited()
+        if not labelled_indication and not self._indication_heading():
+            # an indication is a heading the book prints; a sentence names its own only where no heading does
+            own.indication = own_indication(body)
         if doses and not own.routes and not label_routes and not (carry.routes or inherited.routes):
             own.routes = routes_in(body)  # no route above: one the statement names anywhere ("..., ngày uống 3 lần")
         new_carry = carry
@@ -747,7 +758,8 @@ _FOR_WHAT = re.compile(r"(?<!\w)để (?:điều trị|dự phòng|phòng|chữa
                        r" (?!cho\b)([^,.;:()]+?)(?= (?:dùng|tiêm|uống|truyền|với liều|liều)\b|[,.;:()]|$)", re.I)
 # "để dự phòng và điều trị X", "để điều trị X dùng ... 250 mg": what is treated ends where how it is given begins
 _IN_WHAT = re.compile(
-    r"^trong (?!(?:khi|trường hợp|mọi|vòng|thời gian|quá trình|đó|các trường hợp|số|ngày|tuần|giờ|lúc)\b)"
+    r"^trong (?!(?:khi|trường hợp|mọi|vòng|thời gian|quá trình|đó|các trường hợp|số|ngày|tuần|giờ|lúc"
+    r"|(?:đại )?đa số|phần lớn|hầu hết|một số|nhiều)\b)(?![^,]*trường hợp)"
     r"([^,.;:()]{3,80}),", re.I,
 )
 # A sentence that only names what is treated: "Điều trị nhiễm khuẩn tái phát." (no
@@ -776,7 +788,13 @@ def own_indication(body: str) -> str | None:
     if m is None:
         return None
     words = _GROUP_TAIL.sub("", m.group(1)).strip()
+    words = re.sub(r"\s+(?:nếu|khi) cần(?: thiết)?$", "", words, flags=re.I)
+    if _PHASE_WORDS.match(fold(words)):
+        return None  # "... để điều trị duy trì": the maintenance phase of the regimen, not what is treated
     return words if len(words.split()) >= 2 else None
+
+
+_PHASE_WORDS = re.compile(r"^(?:duy tri|tan cong|cung co|ban dau|khoi dau)$")
 
 
 def _is_organ(f: Fields) -> bool:
