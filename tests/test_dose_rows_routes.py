@@ -49,7 +49,18 @@ def test_a_route_far_into_a_sentence_with_no_dose_after_it_is_not_its_own() -> N
 
 def test_a_clause_after_the_dose_that_names_the_way_of_giving_names_its_routes() -> None:
     rows = read("Tiêm:\nSuy gan nặng: có thể dùng 20 mg một ngày, cả đường uống hoặc đường tĩnh mạch.")
-    assert set(row(rows, "Suy gan").route) == {"uong", "tiem_tinh_mach"}
+    # "đường tĩnh mạch" names neither an injection nor an infusion: either
+    assert set(row(rows, "Suy gan").route) == {"uong", "tiem_tinh_mach", "truyen_tinh_mach"}
+
+
+def test_the_vein_named_as_a_way_with_no_injection_or_infusion_word_is_either_and_a_drip_is_an_infusion() -> None:
+    # esmolol, heparin
+    rows = read("Thuốc được đưa theo đường tĩnh mạch, nồng độ dung dịch không được vượt quá 10 mg/ml.\n"
+                "Khi tiêm nhỏ giọt liên tục, phải xét nghiệm thời gian đông máu trước khi bắt đầu liệu pháp.\n"
+                "Tiêm tĩnh mạch đầu tiên 1 liều 5 000 đvqt.")
+    assert set(row(rows, "Thuốc được").route) == {"tiem_tinh_mach", "truyen_tinh_mach"}
+    assert row(rows, "Khi tiêm").route == ["truyen_tinh_mach"]
+    assert row(rows, "Tiêm tĩnh mạch").route == ["tiem_tinh_mach"]
 
 
 def test_a_dose_said_only_as_how_high_it_may_go_is_a_maximum() -> None:

@@ -59,6 +59,11 @@ _E = r"(?!\w)"
 ROUTE_PATTERNS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     # vascular access named for a dialysis circuit ("lọc máu động - tĩnh mạch"), not a route of giving
     (re.compile(_W + r"(?:động|tĩnh) (?:tĩnh mạch|động mạch)" + _E), ()),
+    # "đường tĩnh mạch" with no "tiêm"/"truyền": either; "nhỏ giọt (liên tục)" into a vein: an infusion
+    (re.compile(_W + r"tiêm (?:theo |qua |bằng )?đường tĩnh mạch" + _E), ("tiem_tinh_mach",)),
+    (re.compile(_W + r"truyền (?:theo |qua |bằng )?đường tĩnh mạch" + _E), ("truyen_tinh_mach",)),
+    (re.compile(_W + r"(?:tiêm )?tĩnh mạch nhỏ giọt|(?:tiêm )?nhỏ giọt (?:liên tục|tĩnh mạch)" + _E), ("truyen_tinh_mach",)),
+    (re.compile(_W + r"đường tĩnh mạch" + _E), ("tiem_tinh_mach", "truyen_tinh_mach")),
     (re.compile(_W + r"(?:khoang dưới màng nhện|(?:trong )?ống (?:tủy )?sống|nội tủy|(?:tiêm )?trong vỏ|não thất)"
                 + _E), ("tiem_noi_tuy",)),
     (re.compile(_W + r"(?:tiêm|truyền) hoặc (?:tiêm|truyền) tĩnh mạch" + _E), ("tiem_tinh_mach", "truyen_tinh_mach")),
