@@ -130,3 +130,15 @@ def test_an_amount_per_hour_is_the_dose_of_an_infusion_not_of_a_speed() -> None:
     assert row(rows, "Duy trì ống").kind == "dose"
     assert row(rows, "Liều duy trì").kind == "dose"
     assert row(rows, "Khi tiêm").kind == "instruction"
+
+
+def test_a_dose_said_as_a_change_of_the_one_above_is_a_dose_and_first_a_dose_then_is_a_loading_dose() -> None:
+    # erythropoietin, esmolol, heparin
+    rows = read("Khi đã đạt được nồng độ hemoglobin mong muốn, cần giảm liều khoảng 25 - 50% để điều trị duy trì.\n"
+                "Để duy trì, lúc đầu dùng ½ liều và sau đó cứ 1 hoặc 2 tuần điều chỉnh 1 lần tùy theo đáp ứng.\n"
+                "Tiêm tĩnh mạch đầu tiên 1 liều 5 000 đvqt, sau đó truyền tĩnh mạch liên tục 18 đvqt/kg/giờ.\n"
+                "Không cần giảm liều ở người cao tuổi.")
+    assert row(rows, "Khi đã").kind == "dose"
+    assert row(rows, "Để duy trì").kind == "dose"
+    assert row(rows, "Tiêm tĩnh mạch").kind == "loading_dose"
+    assert row(rows, "Không cần").kind == "instruction"

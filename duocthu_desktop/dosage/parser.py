@@ -52,7 +52,8 @@ _MAX = re.compile(r"^(?:lieu (?:\w+ ){0,3})?(?:toi da|cao nhat|khong (?:duoc )?(
 _MAX_LABEL = re.compile(r"\btoi da\b")
 # "Không dùng liều tấn công", "Nếu không đáp ứng với liều đầu tiên, ...": a loading dose named, not given.
 _NOT_THIS = re.compile(r"(?:khong(?: \w+)?|voi|sau|cua|tranh)\s*$")
-_LOADING = re.compile(r"\blieu (?:nap|tan cong|dau tien)\b")
+# ("Tiêm tĩnh mạch đầu tiên 1 liều 5 000 đvqt ..., sau đó truyền ...": first a dose of, then the regimen)
+_LOADING = re.compile(r"\blieu (?:nap|tan cong|dau tien)\b|\bdau tien (?:mot|1) lieu\b")
 _ADJUST = re.compile(
     r"\b(?:giam lieu|dieu chinh lieu|gian (?:rong )?khoang|noi rong|giam \w+ lieu|thay doi|bo sung|lieu thap"
     r"|lieu cao hon|lieu \w+ hon)\b"

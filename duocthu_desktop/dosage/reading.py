@@ -36,7 +36,10 @@ _FREQUENCY = re.compile(
 _REFERENCE = re.compile(
     r"liều(?:\s+(?:dùng|thường dùng|thông thường))?\s+(?:như|bằng|giống như|tương tự(?: như)?)\s"
     r"|\d+\s*/\s*\d+\s+liều\s|\d+\s*%\s+liều\s|\b\d+\s+liều\s+(?:thường dùng|thông thường|bình thường)\b"
-    r"|^\s*(?:giống|tương tự)(?:\s+như)?\s+(?:đối với|ở|cho|với)\s|chế độ liều[^.;]{0,30}\s(?:giống như|tương tự)\s",
+    r"|^\s*(?:giống|tương tự)(?:\s+như)?\s+(?:đối với|ở|cho|với)\s|chế độ liều[^.;]{0,30}\s(?:giống như|tương tự)\s"
+    # a dose said as a change of the one above ("cần giảm liều khoảng 25 - 50%", "lúc đầu dùng ½ liều")
+    r"|(?:giảm|tăng|điều chỉnh)(?: \w+){0,2} liều[^.;()]{0,25}?\d+(?:,\d+)?(?:\s*-\s*\d+(?:,\d+)?)?\s*%"
+    r"|(?<!\w)(?:½|1/2|một nửa)\s+liều\b",
     re.I,
 )
 _PARENS = re.compile(r"\([^()]*\)")
