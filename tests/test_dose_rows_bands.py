@@ -47,3 +47,14 @@ def test_a_dose_given_by_comparison_with_the_renal_group_is_not_for_it() -> None
                 "Người cao tuổi: Giảm liều và thận trọng như với người bệnh suy thận.")
     assert row(rows, "Thẩm phân").renal is not None and row(rows, "Thẩm phân").renal.dialysis
     assert row(rows, "Người cao tuổi").renal is None
+
+
+def test_an_impaired_organ_labelled_in_a_later_sentence_holds_for_its_paragraph_only() -> None:
+    # erythropoietin: the peritoneal-dialysis label closes a paragraph; the response remark after it is not theirs,
+    # and a red-cell transfusion is no route of the drug
+    rows = read("Có thể tăng liều cách quãng 4 tuần, mỗi lần 25 đơn vị/kg, tuần 3 lần. Người bệnh đang thẩm tách qua "
+                "màng bụng: Có thể dùng liều khởi đầu, mỗi lần 50 đơn vị/kg, tuần 2 lần.\n"
+                "Nếu đáp ứng không cải thiện thì ngừng hẳn epoetin và phải tiếp tục truyền hồng cầu trở lại.")
+    assert row(rows, "Người bệnh đang").renal.dialysis
+    after = row(rows, "Nếu đáp ứng")
+    assert after.renal is None and after.route == []

@@ -182,3 +182,18 @@ def test_an_alternative_for_a_group_and_a_source_named_are_not_indications() -> 
     # ibuprofen, ceftriaxon (sample-b)
     assert classify_rule("Một cách khác, liều gợi ý cho trẻ em là")[:2][0] == "group"
     assert classify_rule("Nhà sản xuất khuyến cáo")[0] == "note"
+
+
+def test_a_products_name_opening_a_remark_under_an_indication_heading_keeps_that_indication() -> None:
+    # erythropoietin: "Epoetin alpha:" and "Epoetin zeta:" say how each product is given, within the kidney disease
+    # heading; "Ho khan:" (Vietnamese written without diacritics) stays an indication of its own
+    rows = read("Thiếu máu ở người bệnh suy thận mạn tính:\n"
+                "Epoetin alpha: Có thể tiêm dưới da hoặc tiêm tĩnh mạch trong tối thiểu 1 phút.\n"
+                "Epoetin zeta: Có thể tiêm tĩnh mạch.\n"
+                "Liều người lớn đang thẩm tách máu hoặc chuẩn bị thẩm tách máu: Liều khởi đầu của epoetin alpha hoặc "
+                "epoetin zeta mỗi lần là 50 đơn vị/kg, tuần 3 lần.")
+    for starts in ("Epoetin alpha", "Epoetin zeta", "Liều người lớn"):
+        assert row(rows, starts).indication == "Thiếu máu ở người bệnh suy thận mạn tính", starts
+    assert row(rows, "Liều người lớn").kind == "dose"
+    cough = read("Điều trị ho:\nHo khan: Thường dùng dạng sirô.\nNgười lớn: 10 - 20 mg/lần.")
+    assert row(cough, "Người lớn").indication == "Ho khan"

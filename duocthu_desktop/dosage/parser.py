@@ -36,6 +36,15 @@ _RENAL_DISEASE = re.compile(next(r.pattern for r in labels.RULES if r.name == "r
 _SEVERITY = re.compile(labels.SEVERITY)
 # printed labels a question may name, kept among a row's headings for their paragraph (they state no field)
 _REGIMEN_OR_SEVERITY = re.compile(r"^phac do\b|" + labels.PHASE + "|" + labels.SEVERITY)
+# Words with no Vietnamese letter ("Epoetin alpha", "Epoetin zeta"), one of them no Vietnamese syllable: names of
+# products or agents, not of a disease ("Ho khan" is Vietnamese without diacritics).
+_NAME_ONLY = re.compile(r"[A-Za-z][a-z]+(?:[ -][A-Za-z][a-z]*)*")
+_SYLLABLE = re.compile(r"(?:ngh|ch|gh|gi|kh|ng|nh|ph|qu|th|tr|[bcdghklmnprstvx])?[aeiouy]{1,3}(?:ch|ng|nh|[cmnpt])?")
+
+
+def _names_only(label: str) -> bool:
+    words = label.strip()
+    return bool(_NAME_ONLY.fullmatch(words)) and any(not _SYLLABLE.fullmatch(w) for w in re.split(r"[ -]", words.lower()))
 # "Khi tiêm tĩnh mạch gián đoạn:", "Nếu tiêm dưới da sâu:": a route as the condition of one paragraph's remark, not
 # a heading of the paragraphs after it
 _WHEN_ROUTE = re.compile(r"^(?:khi|neu|trong khi|luc)\b")
@@ -500,7 +509,18 @@ class SectionReader:
                 # an indication opening a later sentence, a route item of a list: for this paragraph only
                 only = (kind == "indication" and _CASE.match(fold(lab.text)) is not None) or (
                     kind == "route" and (self.lists_routes() or _WHEN_ROUTE.match(fold(lab.text)) is not None)) or (
-                    not as_heading and kind == "indication" and not first)
+                    not as_heading and kind == "indication" and not first) or (
+                    # "... mong muốn. Người bệnh đang thẩm tách qua màng bụng: Có thể dùng ...": an impaired organ
+                    # named by a label opening a later sentence is that sentence's paragraph's, not the next ones'
+                    not as_heading and kind == "group" and _is_organ(f) and not first)
+                if (kind == "indication" and as_heading and not heading_only and not glued and not f.has_group
+                        and self._indication_heading() and _names_only(lab.text)):
+                    # "Epoetin alpha: Có thể tiêm dưới da ...", under "Thiếu máu ở người bệnh suy thận mạn tính:": a
+                    # label of names only (no Vietnamese word) opening a paragraph with no dose names a product or
+                    # an agent within the indication heading above, not a new indication
+                    self.push("qualifier", lab.text, Fields(), inline=False)
+                    self.stack[-1].soft = True
+                    continue
                 self._heading(kind, lab.text, f, inline=not as_heading, paragraph_only=only,
                               soft=as_heading and not heading_only)
                 if kind == "note" and _REGIMEN_OR_SEVERITY.match(fold(lab.text)):

@@ -67,8 +67,8 @@ ROUTE_PATTERNS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(_W + r"(?:khoang dưới màng nhện|(?:trong )?ống (?:tủy )?sống|nội tủy|(?:tiêm )?trong vỏ|não thất)"
                 + _E), ("tiem_noi_tuy",)),
     (re.compile(_W + r"(?:tiêm|truyền) hoặc (?:tiêm|truyền) tĩnh mạch" + _E), ("tiem_tinh_mach", "truyen_tinh_mach")),
-    (re.compile(_W + r"(?<!di )(?:(?:tiêm )?truyền(?! máu)(?: nhỏ giọt| nhanh| chậm)?(?:(?: vào)? tĩnh mạch)?|tiêm truyền)" + _E),
-     ("truyen_tinh_mach",)),  # not "di truyền" (genetic), nor "truyền máu" (a blood transfusion)
+    (re.compile(_W + r"(?<!di )(?:(?:tiêm )?truyền(?! máu| hồng cầu| tiểu cầu| huyết tương| dịch)(?: nhỏ giọt| nhanh| chậm)?(?:(?: vào)? tĩnh mạch)?|tiêm truyền)" + _E),
+     ("truyen_tinh_mach",)),  # not "di truyền" (genetic), nor "truyền máu/hồng cầu/dịch" (a transfusion, fluids)
     (re.compile(_W + r"(?:(?:tiêm )?tĩnh mạch|tiêm mạch)" + _E), ("tiem_tinh_mach",)),  # "tiêm mạch": short for it
     (re.compile(_W + r"(?:tiêm )?bắp(?: thịt)?" + _E), ("tiem_bap",)),
     (re.compile(_W + r"(?:tiêm )?dưới da" + _E), ("tiem_duoi_da",)),
