@@ -58,3 +58,16 @@ def test_an_impaired_organ_labelled_in_a_later_sentence_holds_for_its_paragraph_
     assert row(rows, "Người bệnh đang").renal.dialysis
     after = row(rows, "Nếu đáp ứng")
     assert after.renal is None and after.route == []
+
+
+def test_bounds_printed_after_their_number_or_inside_a_formula_and_a_neonate_by_age() -> None:
+    # cloxacilin
+    rows = read("Trẻ sơ sinh 7 ngày tuổi hoặc nhỏ hơn, cân nặng dưới 2 kg: 25 mg/kg, cách 12 giờ/lần.\n"
+                "Trẻ 7 đến 28 ngày tuổi, cân nặng 2 kg hoặc hơn: 25 mg/kg, cách 6 giờ/lần.\n"
+                "Trẻ em $\\geq 1$ tháng tuổi, cân nặng dưới 20 kg: 50 - 100 mg/kg/ngày.")
+    first = row(rows, "Trẻ sơ sinh")
+    assert (first.population, first.age.max, first.age.unit, first.weight_kg.max) == ("so_sinh", 7, "ngay", 2)
+    second = row(rows, "Trẻ 7")
+    assert (second.population, second.age.min, second.age.max, second.weight_kg.min) == ("so_sinh", 7, 28, 2)
+    third = row(rows, "Trẻ em")
+    assert (third.population, third.age.min, third.age.unit, third.weight_kg.max) == ("tre_em", 1, "thang", 20)

@@ -197,3 +197,15 @@ def test_a_products_name_opening_a_remark_under_an_indication_heading_keeps_that
     assert row(rows, "Liều người lớn").kind == "dose"
     cough = read("Điều trị ho:\nHo khan: Thường dùng dạng sirô.\nNgười lớn: 10 - 20 mg/lần.")
     assert row(cough, "Người lớn").indication == "Ho khan"
+
+
+def test_a_long_label_is_a_label_and_a_second_label_describing_the_first_is_not_the_indication() -> None:
+    # cefadroxil
+    rows = read("Trẻ em:\nDự phòng viêm nội tâm mạc do liên cầu khuẩn α - tan máu (nhóm viridans) cho người bị dị ứng "
+                "với penicilin (trừ trường hợp có tiền sử phản ứng mẫn cảm tức thì): 50 mg/kg/liều (tối đa 2 g), 1 "
+                "liều duy nhất uống trước khi làm thủ thuật 0,5 - 1 giờ.\n"
+                "Dự phòng viêm nội tâm mạc nhiễm khuẩn: Để thay thế amoxicilin hoặc ampicilin trong dự phòng viêm nội "
+                "tâm mạc nhiễm khuẩn do liên cầu khuẩn α- tan máu (nhóm viridans) cho người bị dị ứng penicilin: 1 liều "
+                "duy nhất 2 g uống trước khi làm thủ thuật 0,5 - 1 giờ.")
+    assert row(rows, "Dự phòng viêm nội tâm mạc do").indication.startswith("Dự phòng viêm nội tâm mạc do liên cầu")
+    assert row(rows, "Dự phòng viêm nội tâm mạc nhiễm").indication == "Dự phòng viêm nội tâm mạc nhiễm khuẩn"

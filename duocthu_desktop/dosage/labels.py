@@ -87,7 +87,7 @@ RULES: tuple[LabelRule, ...] = (
     LabelRule("dose_kind", "kind", r"(?i)^liều |\btối đa\b", printed=True, sets="the dose kind of its statement"),
     LabelRule("howto_group", "group", r"^(?:huong dan|(?:dieu|hieu) chinh lieu|cach (?:dieu chinh|dung))\b",
               when="group", sets="group only: how to dose a group (\"Hướng dẫn điều chỉnh liều cho trẻ em ...\")"),
-    LabelRule("purpose", "indication", r"^de (?!pha\b|hoa tan\b|pha loang\b|tranh\b|han che\b)\w+", when="no_group",
+    LabelRule("purpose", "indication", r"^de (?!pha\b|hoa tan\b|pha loang\b|tranh\b|han che\b|thay the\b)\w+", when="no_group",
               sets="indication: what the doses below are for (\"Để giảm đau, dùng dạng tiêm hoặc uống\"), and routes"),
     LabelRule("group_and_route", "group", None, when="group+route", sets="group, age/weight band and route"),
     LabelRule("group", "group", None, when="group",

@@ -117,8 +117,8 @@ def read_fields(text: str, *, label: bool = False) -> Fields:
     """The fields one label or one statement's opening words state."""
     f = Fields(routes=routes_in(text), age=age_in(text, label), weight=weight_in(text), renal=renal_in(text, label))
     pops = populations_in(_group_part(text) if label else text)
-    if f.age is not None and f.age.gestational:
-        pops = (pops - {"tre_em"}) | {"so_sinh"}
+    if f.age is not None and (f.age.gestational or (pops == {"tre_em"} and _neonatal(f.age))):
+        pops = (pops - {"tre_em"}) | {"so_sinh"}  # "Trẻ 7 đến 28 ngày tuổi": a neonate by its age
     together = _TOGETHER.search(fold(text))
     if pops == {"nguoi_lon", "tre_em"} and together and (
         "thieu nien" in together.group(0) or (f.age is not None and f.age.min is not None and f.age.max is None)
@@ -483,6 +483,10 @@ class SectionReader:
             kind, f = classify(lab.text)
             if heading_only:
                 kind = _heading_kind(kind, lab.text, f)
+            if kind == "indication" and labelled_indication:
+                # "Dự phòng viêm nội tâm mạc nhiễm khuẩn: Để thay thế amoxicilin ... cho người bị dị ứng penicilin:
+                # 1 liều ...": a second label of words describes the indication the first one named
+                continue
             if glued and kind == "group" and not f.age and not f.weight:
                 f = _overlay(f, _group_only(read_fields(_head(body))))
             generic_label = generic_label or kind == "generic"

@@ -116,7 +116,7 @@ def prepares(text: str, label: bool = False) -> bool:
         not label and bool(re.search(r"\bde pha\b[^:.]*:", folded)))
 
 
-_LABEL = re.compile(r"[ \t]*([^\s:;.!?](?:[^:;.!?\n]|\n(?=[a-zà-ỹđ])){0,150}?)[ \t]*:(?=\s|$|\()")
+_LABEL = re.compile(r"[ \t]*([^\s:;.!?](?:[^:;.!?\n]|\n(?=[a-zà-ỹđ])){0,200}?)[ \t]*:(?=\s|$|\()")
 # A sentence ends at ".", "!" or "?" before a capital letter, a digit or an opening bracket.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZĐÀ-Ỹ0-9(])")
 _CLAUSE_END = re.compile(r";\s+(?=\S)")

@@ -67,8 +67,8 @@ ROUTE_PATTERNS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(_W + r"(?:khoang dưới màng nhện|(?:trong )?ống (?:tủy )?sống|nội tủy|(?:tiêm )?trong vỏ|não thất)"
                 + _E), ("tiem_noi_tuy",)),
     (re.compile(_W + r"(?:tiêm|truyền) hoặc (?:tiêm|truyền) tĩnh mạch" + _E), ("tiem_tinh_mach", "truyen_tinh_mach")),
-    (re.compile(_W + r"(?<!di )(?:(?:tiêm )?truyền(?! máu| hồng cầu| tiểu cầu| huyết tương| dịch)(?: nhỏ giọt| nhanh| chậm)?(?:(?: vào)? tĩnh mạch)?|tiêm truyền)" + _E),
-     ("truyen_tinh_mach",)),  # not "di truyền" (genetic), nor "truyền máu/hồng cầu/dịch" (a transfusion, fluids)
+    (re.compile(_W + r"(?<!di )(?:(?:tiêm )?truyền(?! máu| hồng cầu| tiểu cầu| huyết tương)(?: nhỏ giọt| nhanh| chậm)?(?:(?: vào)? tĩnh mạch)?|tiêm truyền)" + _E),
+     ("truyen_tinh_mach",)),  # not "di truyền" (genetic), nor "truyền máu/hồng cầu" (a transfusion)
     (re.compile(_W + r"(?:(?:tiêm )?tĩnh mạch|tiêm mạch)" + _E), ("tiem_tinh_mach",)),  # "tiêm mạch": short for it
     (re.compile(_W + r"(?:tiêm )?bắp(?: thịt)?" + _E), ("tiem_bap",)),
     (re.compile(_W + r"(?:tiêm )?dưới da" + _E), ("tiem_duoi_da",)),
@@ -189,6 +189,18 @@ _RENAL_WORDS = re.compile(
 _HEPATIC_WORDS = re.compile(r"\b(?:suy (?:giam chuc nang )?gan|chuc nang gan|benh gan|xo gan)\b")
 
 
+# a bound printed after its number ("7 ngày tuổi hoặc nhỏ hơn", "cân nặng 2 kg hoặc hơn"), read as "≤ 7 ngày tuổi"
+_AFTER_BOUND = re.compile(
+    r"(?<![\d,])(\d+(?:,\d+)?\s*(?:kg|ngày|tuần|tháng|năm|tuổi)(?:\s*tuổi)?)\s+(hoặc (?:nhỏ hơn|ít hơn|thấp hơn)|trở xuống"
+    r"|hoặc (?:hơn|lớn hơn|nhiều hơn|cao hơn))\b", re.I)
+
+
+def _comparator_after(text: str) -> str:
+    if "hoặc" not in text and "trở xuống" not in text:
+        return text
+    return _AFTER_BOUND.sub(lambda m: ("≤ " if re.search(r"nhỏ|ít|thấp|xuống", m.group(2)) else "≥ ") + m.group(1), text)
+
+
 def _num(text: str) -> float:
     return float(text.replace(",", "."))
 
@@ -215,7 +227,7 @@ def _looks_like_age(text: str, m: re.Match[str], unit: str) -> bool:
 def age_in(text: str, label: bool = False) -> AgeBound | None:
     """The age `text` bounds ("Trẻ em 4 - 6 tuổi", "3 tháng - 2 tuổi" in months, "dưới 1 tuần tuổi",
     "28 - 32 tuần chỉnh theo tuổi thai" gestational), else None."""
-    text = unlatex(text)
+    text = _comparator_after(unlatex(text))
     for m in _AGE_RANGE.finditer(text):
         hi_unit = _age_unit(m.group(4)) or "nam"
         lo_unit = _age_unit(m.group(2)) or hi_unit
@@ -244,7 +256,7 @@ def _gestational(text: str, m: re.Match[str], unit: str) -> bool:
 
 def weight_in(text: str) -> WeightBound | None:
     """The weight `text` bounds ("10 - 50 kg", "≥ 14 kg - 21 kg", "> 21 kg - dưới 30 kg", "dưới 50 kg")."""
-    text = unlatex(text)
+    text = _comparator_after(unlatex(text))
     m = _WEIGHT_SPAN.search(text)
     if m:
         return WeightBound(min=_num(m.group(2)), max=_num(m.group(4)))
@@ -313,6 +325,9 @@ def kind_asked(question: str) -> str | None:
 
 # Comparators the extractor printed as LaTeX ("Trẻ em $\\geq$ 6 tuổi", "${\\rm Cl_{cr}}$ < 25 ml/phút").
 _LATEX = (
+    # "Trẻ em $\\geq 1$ tháng tuổi": the number printed inside the formula
+    (re.compile(r"\$\s*\\(?:geq|ge)\s*(\d+(?:,\d+)?)\s*\$"), r"≥ \1"),
+    (re.compile(r"\$\s*\\(?:leq|le)\s*(\d+(?:,\d+)?)\s*\$"), r"≤ \1"),
     (re.compile(r"\$\s*\\(?:geq|ge)\s*\$"), "≥"), (re.compile(r"\$\s*\\(?:leq|le)\s*\$"), "≤"),
     (re.compile(r"\$\s*(?:<|\\lt)\s*\$"), "<"), (re.compile(r"\$\s*(?:>|\\gt)\s*\$"), ">"),
     (re.compile(r"\$\s*\{?\\rm\s*Cl_\{?cr\}?\}?\s*\$"), "Clcr"),
