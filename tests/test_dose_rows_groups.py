@@ -103,3 +103,12 @@ def test_a_maximums_heading_naming_a_group_heads_that_groups_ceilings() -> None:
     ceiling = row(rows, "Tiêm bắp")
     assert (ceiling.population, ceiling.age.min, ceiling.age.max, ceiling.kind) == ("nguoi_lon", 16, 64, "max_dose")
     assert row(rows, "Uống").kind == "dose"
+
+
+def test_a_comparison_with_the_adults_dose_keeps_the_elderlys_band_and_a_weight_from_to() -> None:
+    # escitalopram, esomeprazol
+    rows = read("Liều dùng ở người trên 65 tuổi: Liều ban đầu bằng 1/2 liều thông thường khuyến cáo. Liều tối đa thấp "
+                "hơn liều tối đa được khuyến cáo cho người lớn.\nTrẻ em: Từ 10 tới 20 kg: 10 mg.")
+    assert row(rows, "Liều tối đa").population == "nguoi_cao_tuoi"
+    child = row(rows, "Trẻ em")
+    assert (child.weight_kg.min, child.weight_kg.max) == (10, 20)

@@ -209,3 +209,9 @@ def test_a_long_label_is_a_label_and_a_second_label_describing_the_first_is_not_
                 "duy nhất 2 g uống trước khi làm thủ thuật 0,5 - 1 giờ.")
     assert row(rows, "Dự phòng viêm nội tâm mạc do").indication.startswith("Dự phòng viêm nội tâm mạc do liên cầu")
     assert row(rows, "Dự phòng viêm nội tâm mạc nhiễm").indication == "Dự phòng viêm nội tâm mạc nhiễm khuẩn"
+
+
+def test_what_a_sentence_prevents_is_named_whole() -> None:
+    # esomeprazol
+    rows = read("Riêng khi dùng để phòng ngừa xuất huyết tái phát trong loét dạ dày - tá tràng, liều 20 mg/ngày.")
+    assert rows[0].indication == "xuất huyết tái phát trong loét dạ dày - tá tràng"

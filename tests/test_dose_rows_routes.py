@@ -142,3 +142,14 @@ def test_a_dose_said_as_a_change_of_the_one_above_is_a_dose_and_first_a_dose_the
     assert row(rows, "Để duy trì").kind == "dose"
     assert row(rows, "Tiêm tĩnh mạch").kind == "loading_dose"
     assert row(rows, "Không cần").kind == "instruction"
+
+
+def test_a_salts_equivalence_is_no_dose_and_a_dose_like_the_oral_one_is_a_dose() -> None:
+    # escitalopram, cloxacilin, esomeprazol
+    rows = read("Thuốc được dùng dưới dạng escitalopram oxalat, liều lượng được tính theo dạng base: 12,8 mg "
+                "escitalopram oxalat tương đương 10 mg escitalopram.\n"
+                "1,09 g cloxacilin natri tương đương với 1,00 g cloxacilin.\n"
+                "Esomeprazol tiêm (dạng muối natri): Liều tiêm tương tự liều uống, dùng đường tĩnh mạch.")
+    assert row(rows, "Thuốc được").kind == "instruction"
+    assert row(rows, "1,09 g").kind == "instruction"
+    assert row(rows, "Esomeprazol tiêm").kind == "dose"

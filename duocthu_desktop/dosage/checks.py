@@ -143,7 +143,7 @@ def check_rows(rows: Iterable[DoseRow]) -> Report:
             for c in contradictions(r):
                 add("own_words_contradicted", c)
             if r.kind == "instruction" and (reading.gives_dose(r.text) or _DOSE_LIKE.search(r.text)) and not (
-                    reading.prepares(r.text)):  # making the solution up prints amounts that are not doses
+                    reading.prepares(r.text) or reading.equivalence(r.text)):  # amounts that are not doses
                 add("dose_as_instruction", "gives a dose")
     return report
 

@@ -511,6 +511,11 @@ class SectionReader:
                                       and (_is_organ(lv.fields) or _other_group(lv.fields, f)))]
             else:
                 # an indication opening a later sentence, a route item of a list: for this paragraph only
+                if kind == "indication" and first:
+                    # "Suy gan nhẹ và vừa: ..." then "Người chuyển hóa chậm CYP2C19: ...": the organ's label held
+                    # for its own paragraph's statements, not for a new topic's
+                    self.stack = [lv for lv in self.stack if not (lv.dim == "group" and lv.inline and _is_organ(lv.fields)
+                                                                  and lv.piece != self.piece_no)]
                 only = (kind == "indication" and _CASE.match(fold(lab.text)) is not None) or (
                     kind == "route" and (self.lists_routes() or _WHEN_ROUTE.match(fold(lab.text)) is not None)) or (
                     not as_heading and kind == "indication" and not first) or (
@@ -779,7 +784,8 @@ _DISEASE = (r"(?:viêm|nhiễm|bệnh|phù|suy (?!thận|gan)|tăng|hạ|loét|�
             r"|nhồi máu|rối loạn|lậu|giang mai|lao|sốc|cơn)\b")
 # An indication a sentence names in its own words: "để điều trị X", "Trong X, ..." (not "Trong khi", "Trong
 # trường hợp", "Trong vòng" ...).
-_FOR_WHAT = re.compile(r"(?<!\w)để (?:điều trị|dự phòng|phòng|chữa)(?: bổ trợ)?(?: (?:và|hoặc) (?:điều trị|dự phòng|phòng|chữa))?"
+_FOR_WHAT = re.compile(r"(?<!\w)để (?:điều trị|dự phòng|phòng ngừa|phòng|chữa)(?: bổ trợ| ngắn hạn| dài hạn)?"
+                       r"(?: (?:và|hoặc) (?:điều trị|dự phòng|phòng ngừa|phòng|chữa))?"
                        r" (?!cho\b)([^,.;:()]+?)(?= (?:dùng|tiêm|uống|truyền|với liều|liều)\b|[,.;:()]|$)", re.I)
 # "để dự phòng và điều trị X", "để điều trị X dùng ... 250 mg": what is treated ends where how it is given begins
 _IN_WHAT = re.compile(
@@ -913,8 +919,8 @@ def _kind(body: str, kind_label: str | None, f: Fields) -> str:
     loading = _LOADING.search(fold(_head(body)))
     if _LOADING.search(label) or (loading and not _NOT_THIS.search(fold(_head(body))[: loading.start()])):
         return "loading_dose"
-    if reading.prepares(body) or reading.prepares(kind_label or "", label=True):
-        return "instruction"  # the amounts of making the solution up, not of dosing
+    if reading.prepares(body) or reading.prepares(kind_label or "", label=True) or reading.equivalence(body):
+        return "instruction"  # the amounts of making the solution up or of a salt's equivalence, not of dosing
     if (_MAX_LABEL.search(label) or _MAX.match(folded) or reading.only_ceilings(body) or _lifted_to(body)
             or _NOT_ABOVE.search(folded)):
         return "max_dose"

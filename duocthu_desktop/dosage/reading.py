@@ -34,7 +34,7 @@ _FREQUENCY = re.compile(
 # ("Liều dùng như người lớn", "1 liều thường dùng cho sau thẩm phân", "Giống như đối với người < 50 kg",
 # "Áp dụng chế độ liều và cách dùng giống như ...")
 _REFERENCE = re.compile(
-    r"liều(?:\s+(?:dùng|thường dùng|thông thường))?\s+(?:như|bằng|giống như|tương tự(?: như)?)\s"
+    r"liều(?:\s+(?:dùng|thường dùng|thông thường|tiêm|uống|truyền))?\s+(?:như|bằng|giống như|tương tự(?: như)?)\s"
     r"|\d+\s*/\s*\d+\s+liều\s|\d+\s*%\s+liều\s|\b\d+\s+liều\s+(?:thường dùng|thông thường|bình thường)\b"
     r"|^\s*(?:giống|tương tự)(?:\s+như)?\s+(?:đối với|ở|cho|với)\s|chế độ liều[^.;]{0,30}\s(?:giống như|tương tự)\s"
     # a dose said as a change of the one above ("cần giảm liều khoảng 25 - 50%", "lúc đầu dùng ½ liều")
@@ -106,6 +106,16 @@ def only_ceilings(text: str) -> bool:
 # "Để pha dung dịch ... cho thêm 2 ml nước", "Thêm lượng nước thích hợp vào lọ thuốc ...", "Giai đoạn 1: Hòa tan bột
 # ...": making the solution up, whose amounts are not doses
 _PREPARE = re.compile(r"(?:^|:\s)(?:(?:de|sau khi) )?(?:pha|hoa tan|pha loang)\b|(?:^|:\s)them (?:\w+ ){0,3}(?:nuoc|dung moi)\b")
+# "12,8 mg escitalopram oxalat tương đương 10 mg escitalopram", "1,09 g cloxacilin natri tương đương với 1,00 g
+# cloxacilin": how much salt makes the base, not a dose
+_EQUIVALENCE = re.compile(r"\d\s*(?:mg|g|microgam)\s+[^\d.;:]{2,60}?\s+tương đương(?: với)?\s+(?:khoảng\s+)?\d", re.I)
+
+
+def equivalence(text: str) -> bool:
+    """A statement of how much of a salt equals the base, whose amounts are not doses."""
+    return _EQUIVALENCE.search(text) is not None
+
+
 _PREPARE_LABEL = re.compile(r"\bde pha\b|^(?:pha|cach pha|hoa tan)\b")
 
 

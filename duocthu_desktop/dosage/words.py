@@ -26,6 +26,8 @@ POPULATION_PATTERNS: list[tuple[re.Pattern[str], str]] = [
 _LIKE_GROUP = re.compile(
     r"\b(?:nhu|tuong tu|giong|bang)\s+(?:(?:lieu|o|cho|voi|doi voi)\s+)?(?:nguoi lon|tre em|tre)\b"
     r"|(?:\d+\s*/\s*\d+|vuot(?: qua)?|qua|hon)\s+lieu\s+(?:(?:o|cho|cua)\s+)?(?:nguoi lon|tre em|tre)\b"
+    # "Liều tối đa thấp hơn liều tối đa được khuyến cáo cho người lớn": a comparison with the adults' dose
+    r"|\b(?:thap|cao|it|nhieu) hon\b[^.;]{0,40}?\b(?:cho|o|cua)\s+(?:nguoi lon|tre em|tre)\b"
 )
 
 
@@ -165,7 +167,7 @@ _AGE_RANGE = re.compile(
 _AGE_CMP = re.compile(_CMP + r"\s*" + _NUM + r"\s*" + _AGE_UNIT, re.I)
 _PLUS = re.compile(r"\s*(?:tuổi\s*)?(?:trở lên|hoặc (?:lớn hơn|trên))", re.I)
 _POPULATION_WORD = re.compile(r"\b(?:tre|so sinh|nhu nhi|thieu nien|nguoi lon|cao tuoi|benh nhi)\b")
-_WEIGHT_RANGE = re.compile(r"(?<![\d,/])" + _NUM + r"\s*(?:-|–|đến)\s*" + _NUM + r"\s*kg\b(?!\s*/)", re.I)
+_WEIGHT_RANGE = re.compile(r"(?<![\d,/])" + _NUM + r"\s*(?:-|–|đến|tới)\s*" + _NUM + r"\s*kg\b(?!\s*/)", re.I)
 # both ends with their own unit: "≥ 14 kg - 21 kg", "> 21 kg - dưới 30 kg"
 _WEIGHT_SPAN = re.compile(
     r"(?:" + _CMP + r"\s*)?" + _NUM + r"\s*kg\s*(?:-|–|đến)\s*(?:" + _CMP + r"\s*)?" + _NUM + r"\s*kg\b(?!\s*/)", re.I
