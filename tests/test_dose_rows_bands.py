@@ -71,3 +71,14 @@ def test_bounds_printed_after_their_number_or_inside_a_formula_and_a_neonate_by_
     assert (second.population, second.age.min, second.age.max, second.weight_kg.min) == ("so_sinh", 7, 28, 2)
     third = row(rows, "Trẻ em")
     assert (third.population, third.age.min, third.age.unit, third.weight_kg.max) == ("tre_em", 1, "thang", 20)
+
+
+def test_children_from_birth_up_to_an_age_in_years_are_children_and_a_patch_is_its_own_route() -> None:
+    # carbimazol; aciclovir (sample) keeps "Trẻ sơ sinh cho tới 3 tháng tuổi" neonates; estradiol
+    rows = read("Trẻ sơ sinh cho đến 12 tuổi dùng liều khởi đầu 0,25 mg/kg mỗi lần, ngày 3 lần.\n"
+                "Trẻ sơ sinh cho tới 3 tháng tuổi: 10 mg/kg/lần cách 8 giờ/lần.\n"
+                "Khi uống, estrogen thường cho ngày 1 lần, trong 3 tuần. Khi dùng thuốc qua da, miếng dán được đặt 1 "
+                "lần hoặc 2 lần/tuần trong 3 tuần.")
+    assert row(rows, "Trẻ sơ sinh cho đến").population == "tre_em"
+    assert row(rows, "Trẻ sơ sinh cho tới").population == "so_sinh"
+    assert row(rows, "Khi dùng").route == ["other"]

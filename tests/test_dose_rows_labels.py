@@ -215,3 +215,12 @@ def test_what_a_sentence_prevents_is_named_whole() -> None:
     # esomeprazol
     rows = read("Riêng khi dùng để phòng ngừa xuất huyết tái phát trong loét dạ dày - tá tràng, liều 20 mg/ngày.")
     assert rows[0].indication == "xuất huyết tái phát trong loét dạ dày - tá tràng"
+
+
+def test_a_heading_joined_to_the_group_label_after_it_is_two_labels() -> None:
+    # hydralazin: "Suy tim" printed as a heading, the extractor joined it to "Người lớn:"
+    rows = read("Suy tim Người lớn: Ban đầu uống 10 - 25 mg/lần, ngày 4 lần, trong 2 - 4 ngày.\n"
+                "Trẻ em: 0,75 mg/kg/ngày, hoặc 25 mg/m2 /ngày chia 4 lần.")
+    adult, child = row(rows, "Suy tim"), row(rows, "Trẻ em")
+    assert (adult.indication, adult.population) == ("Suy tim", "nguoi_lon")
+    assert (child.indication, child.population) == ("Suy tim", "tre_em")

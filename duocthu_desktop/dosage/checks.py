@@ -95,7 +95,9 @@ def contradictions(row: DoseRow) -> list[str]:
     pops = populations_in(head)
     if len(pops) == 1:
         pop = next(iter(pops))
-        if row.population != pop and not (pop == "tre_em" and row.population == "so_sinh"):
+        older = row.age is not None and (row.age.years()[1] or 0) > 1  # "Trẻ sơ sinh cho đến 12 tuổi"
+        if row.population != pop and not (pop == "tre_em" and row.population == "so_sinh") and not (
+                pop == "so_sinh" and row.population == "tre_em" and older):
             out.append(f"group {pop} named, population {row.population}")
     age = age_in(head)
     if age is not None and row.age is None and (age.min is not None or age.max is not None):

@@ -119,6 +119,8 @@ def read_fields(text: str, *, label: bool = False) -> Fields:
     pops = populations_in(_group_part(text) if label else text)
     if f.age is not None and (f.age.gestational or (pops == {"tre_em"} and _neonatal(f.age))):
         pops = (pops - {"tre_em"}) | {"so_sinh"}  # "Trẻ 7 đến 28 ngày tuổi": a neonate by its age
+    elif f.age is not None and pops == {"so_sinh"} and (f.age.years()[1] or 0) > 1:
+        pops = {"tre_em"}  # "Trẻ sơ sinh cho đến 12 tuổi": children from birth up to the bound
     together = _TOGETHER.search(fold(text))
     if pops == {"nguoi_lon", "tre_em"} and together and (
         "thieu nien" in together.group(0) or (f.age is not None and f.age.min is not None and f.age.max is None)

@@ -178,6 +178,13 @@ def labels_at(text: str, pos: int, end: int) -> tuple[list[Label], int]:
         if m is None or DOSE.search(m.group(1)) or _opens_sentence_of_words(m.group(1)):
             break
         words = m.group(1)
+        glued = _GLUED_GROUP.search(words)
+        if glued is not None and not found:
+            # "Suy tim Người lớn:": a heading the extractor joined to the group label after it, two labels
+            found.append(Label(m.start(1), m.start(1) + glued.start(), words[: glued.start()].strip()))
+            found.append(Label(m.start(1) + glued.end(), m.end(), words[glued.end() :]))
+            pos = m.end()
+            continue
         if words.startswith("(") and found:
             # "(sau 3 lần tái phát/năm):" qualifies the label before it
             prev = found[-1]
@@ -188,6 +195,10 @@ def labels_at(text: str, pos: int, end: int) -> tuple[list[Label], int]:
     while pos < end and text[pos].isspace():
         pos += 1
     return found, pos
+
+
+# a capitalised group word after words of a heading ("Suy tim Người lớn"), not after a preposition or a comma
+_GLUED_GROUP = re.compile(r"(?<=[a-zà-ỹđ])\s+(?=(?:Người lớn|Người cao tuổi|Trẻ em|Trẻ sơ sinh|Sơ sinh)\b)")
 
 
 def _opens_sentence_of_words(words: str) -> bool:
