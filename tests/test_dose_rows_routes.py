@@ -153,3 +153,12 @@ def test_a_salts_equivalence_is_no_dose_and_a_dose_like_the_oral_one_is_a_dose()
     assert row(rows, "Thuốc được").kind == "instruction"
     assert row(rows, "1,09 g").kind == "instruction"
     assert row(rows, "Esomeprazol tiêm").kind == "dose"
+
+
+def test_a_ceiling_said_as_what_not_to_use_and_a_vein_as_the_site_of_a_disease() -> None:
+    # ketamin, kem oxyd
+    rows = read("Tiêm tĩnh mạch liều duy nhất 1 - 2 mg/kg trong 60 giây. Không nên dùng quá 4,5 mg/kg.\n"
+                "Tổn thương do suy tĩnh mạch mạn tính, băng sau phẫu thuật giãn tĩnh mạch: Bôi phủ một lớp thuốc.")
+    assert row(rows, "Không nên").kind == "max_dose"
+    disease = row(rows, "Tổn thương")
+    assert disease.route == ["boi"] and disease.indication.startswith("Tổn thương do suy tĩnh mạch")

@@ -57,8 +57,8 @@ _RATE_DOSE = re.compile(r"^\s*(?:(?:tiêm|truyền)(?: nhỏ giọt| liên tục
 _SPEED = re.compile(r"tốc độ|tiêm chậm|truyền chậm|trong (?:ít nhất )?\d+", re.I)
 _DROPS = re.compile(r"giọt$", re.I)  # "1 giọt dung dịch 0,25%": drops of a solution are the amount given
 
-_CEILING = re.compile(
-    r"(?:tối đa|cao nhất|không (?:được )?(?:\w+ )?(?:vượt )?quá|vượt quá)(?:\s+(?:là|\w+))?\s*$", re.I
+_CEILING = re.compile(  # ("không nên dùng quá 4,5 mg/kg")
+    r"(?:tối đa|cao nhất|không (?:được |nên )?(?:\w+ ){0,2}(?:vượt )?quá|vượt quá)(?:\s+(?:là|\w+))?\s*$", re.I
 )
 
 

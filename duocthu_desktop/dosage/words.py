@@ -110,7 +110,7 @@ FRAME_ROUTE_NAMES: dict[str, str] = {**ROUTE_NAMES, "tiem": "Tiêm", "xit": "X�
 _NEGATED = re.compile(r"(?:không|tránh|chớ|đừng)(?: thể| được| nên)*(?: dùng)?(?: đường)? $")
 
 
-_DISEASE_OF = re.compile(r"(?:viêm|nhiễm khuẩn|nhiễm trùng|nhiễm|tắc|huyết khối|ngứa|nứt|rò|loét) $")
+_DISEASE_OF = re.compile(r"(?:viêm|nhiễm khuẩn|nhiễm trùng|nhiễm|tắc|huyết khối|ngứa|nứt|rò|loét|suy|giãn|suy giãn) $")
 _OVER = re.compile(r" (?:quá|vượt)")
 # "1 giờ sau khi tiêm", "(sau khi đã tiêm)", "tiếp sau liệu pháp tiêm ban đầu": the injection before, not this dose's
 _WHEN = re.compile(r"(?:sau|trước) (?:khi(?: đã)?|liệu pháp|đợt) $")
