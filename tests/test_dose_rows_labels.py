@@ -176,6 +176,9 @@ def test_what_a_sentence_is_for_is_not_a_phase_or_a_condition() -> None:
                 "Tối đa có thể cho 40 mg/kg/ngày để điều trị viêm khớp dạng thấp thiếu niên nếu cần.")
     assert row(rows, "Khi đã").indication is None
     assert row(rows, "Tối đa").indication == "viêm khớp dạng thấp thiếu niên"
+    # tím gentian: the reason that follows is not part of what is treated
+    reason = read("Tránh dùng băng kín trong điều trị nhiễm Candida vì bệnh dễ gây phát triển nấm men.")
+    assert reason[0].indication == "nhiễm Candida"
 
 
 def test_an_alternative_for_a_group_and_a_source_named_are_not_indications() -> None:

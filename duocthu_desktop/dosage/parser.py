@@ -822,6 +822,7 @@ def own_indication(body: str) -> str | None:
         return None
     words = _GROUP_TAIL.sub("", m.group(1)).strip()
     words = re.sub(r"\s+(?:nếu|khi) cần(?: thiết)?$", "", words, flags=re.I)
+    words = re.split(r"\s(?:vì|nhưng|mà|nên)\s", words, maxsplit=1)[0]  # "nhiễm Candida vì bệnh dễ ...": the reason
     if _PHASE_WORDS.match(fold(words)):
         return None  # "... để điều trị duy trì": the maintenance phase of the regimen, not what is treated
     return words if len(words.split()) >= 2 else None
