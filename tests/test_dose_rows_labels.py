@@ -227,3 +227,13 @@ def test_a_heading_joined_to_the_group_label_after_it_is_two_labels() -> None:
     adult, child = row(rows, "Suy tim"), row(rows, "Trẻ em")
     assert (adult.indication, adult.population) == ("Suy tim", "nguoi_lon")
     assert (child.indication, child.population) == ("Suy tim", "tre_em")
+
+
+def test_an_abbreviated_genus_stays_in_its_label_and_a_case_for_a_group_sets_the_group() -> None:
+    # ceftriaxon (sample-b)
+    rows = read("Bệnh lậu và nhiễm khuẩn kết hợp do N. gonorrhoeae, bao gồm nhiễm khuẩn do chủng tiết penicilinase: "
+                "1 liều duy nhất 250 mg tiêm bắp.\n"
+                "Nếu nhiễm lan tỏa ở người lớn, thiếu niên: Tiêm bắp hoặc tĩnh mạch 1 g ngày 1 lần.")
+    assert row(rows, "Bệnh lậu").indication.startswith("Bệnh lậu và nhiễm khuẩn kết hợp do N. gonorrhoeae")
+    case = row(rows, "Nếu nhiễm")
+    assert case.population == "nguoi_lon" and case.indication.startswith("Bệnh lậu")

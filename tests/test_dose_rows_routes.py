@@ -162,3 +162,9 @@ def test_a_ceiling_said_as_what_not_to_use_and_a_vein_as_the_site_of_a_disease()
     assert row(rows, "Không nên").kind == "max_dose"
     disease = row(rows, "Tổn thương")
     assert disease.route == ["boi"] and disease.indication.startswith("Tổn thương do suy tĩnh mạch")
+
+
+def test_the_volume_added_to_make_a_solution_is_no_dose() -> None:
+    # ceftriaxon (sample-b)
+    rows = read("Tiêm bắp:\nThể tích thêm vào để có dung dịch nồng độ 250 mg/ml: Lọ 250 mg (0,9 ml); lọ 500 mg (1,7 ml).")
+    assert rows[0].kind == "instruction"

@@ -89,6 +89,8 @@ RULES: tuple[LabelRule, ...] = (
               when="group", sets="group only: how to dose a group (\"Hướng dẫn điều chỉnh liều cho trẻ em ...\")"),
     LabelRule("purpose", "indication", r"^de (?!pha\b|hoa tan\b|pha loang\b|tranh\b|han che\b|thay the\b)\w+", when="no_group",
               sets="indication: what the doses below are for (\"Để giảm đau, dùng dạng tiêm hoặc uống\"), and routes"),
+    LabelRule("condition_group", "group", r"^(?:neu|khi|trong truong hop)\b", when="group",
+              sets="group only: a case of the indication above for a group (\"Nếu nhiễm lan tỏa ở người lớn, thiếu niên\")"),
     LabelRule("group_and_route", "group", None, when="group+route", sets="group, age/weight band and route"),
     LabelRule("group", "group", None, when="group",
               sets="group and its age/weight band (an indication when other words remain)"),

@@ -105,7 +105,8 @@ def only_ceilings(text: str) -> bool:
 
 # "Để pha dung dịch ... cho thêm 2 ml nước", "Thêm lượng nước thích hợp vào lọ thuốc ...", "Giai đoạn 1: Hòa tan bột
 # ...": making the solution up, whose amounts are not doses
-_PREPARE = re.compile(r"(?:^|:\s)(?:(?:de|sau khi) )?(?:pha|hoa tan|pha loang)\b|(?:^|:\s)them (?:\w+ ){0,3}(?:nuoc|dung moi)\b")
+_PREPARE = re.compile(r"(?:^|:\s)(?:(?:de|sau khi) )?(?:pha|hoa tan|pha loang)\b|(?:^|:\s)them (?:\w+ ){0,3}(?:nuoc|dung moi)\b"
+                      r"|(?:^|:\s)the tich (?:\w+ ){0,2}them\b")
 # "12,8 mg escitalopram oxalat tương đương 10 mg escitalopram", "1,09 g cloxacilin natri tương đương với 1,00 g
 # cloxacilin": how much salt makes the base, not a dose
 _EQUIVALENCE = re.compile(r"\d\s*(?:mg|g|microgam)\s+[^\d.;:]{2,60}?\s+tương đương(?: với)?\s+(?:khoảng\s+)?\d", re.I)
@@ -116,7 +117,7 @@ def equivalence(text: str) -> bool:
     return _EQUIVALENCE.search(text) is not None
 
 
-_PREPARE_LABEL = re.compile(r"\bde pha\b|^(?:pha|cach pha|hoa tan)\b")
+_PREPARE_LABEL = re.compile(r"\bde pha\b|^(?:pha|cach pha|hoa tan)\b|\bthe tich them\b|\bde (?:co|duoc) dung dich\b")
 
 
 def prepares(text: str, label: bool = False) -> bool:
@@ -126,7 +127,8 @@ def prepares(text: str, label: bool = False) -> bool:
         not label and bool(re.search(r"\bde pha\b[^:.]*:", folded)))
 
 
-_LABEL = re.compile(r"[ \t]*([^\s:;.!?](?:[^:;.!?\n]|\n(?=[a-zà-ỹđ])){0,200}?)[ \t]*:(?=\s|$|\()")
+# ("Bệnh lậu ... do N. gonorrhoeae, ...:": a full stop of an abbreviated genus, before a lower-case word, is in the label)
+_LABEL = re.compile(r"[ \t]*([^\s:;.!?](?:[^:;.!?\n]|(?<=\b[A-Z])\.(?= [a-z])|\n(?=[a-zà-ỹđ])){0,200}?)[ \t]*:(?=\s|$|\()")
 # A sentence ends at ".", "!" or "?" before a capital letter, a digit or an opening bracket.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZĐÀ-Ỹ0-9(])")
 _CLAUSE_END = re.compile(r";\s+(?=\S)")
