@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.dosage import labels, reading
@@ -114,7 +115,16 @@ class Level:
 
 
 def read_fields(text: str, *, label: bool = False) -> Fields:
-    """The fields one label or one statement's opening words state."""
+    """The fields one label or one statement's opening words state (a fresh copy: callers change it)."""
+    return _copy(_read_fields(text, label))
+
+
+def _copy(f: Fields) -> Fields:
+    return replace(f, routes=list(f.routes))  # the bounds are not changed in place, the route list may be
+
+
+@lru_cache(maxsize=8192)
+def _read_fields(text: str, label: bool) -> Fields:
     f = Fields(routes=routes_in(text), age=age_in(text, label), weight=weight_in(text), renal=renal_in(text, label))
     pops = populations_in(_group_part(text) if label else text)
     if f.age is not None and (f.age.gestational or (pops == {"tre_em"} and _neonatal(f.age))):
@@ -182,6 +192,12 @@ def _group_part(label: str) -> str:
 
 def classify_rule(words: str) -> tuple[str, Fields, labels.LabelRule]:
     """What a label is (labels.RULES, first rule that holds) and the fields its words state."""
+    kind, f, rule = _classify_rule(words)
+    return kind, _copy(f), rule
+
+
+@lru_cache(maxsize=8192)
+def _classify_rule(words: str) -> tuple[str, Fields, labels.LabelRule]:
     words = words.strip().rstrip(":").strip()
     f = read_fields(words, label=True)
     facts = labels.stated(group=f.has_group, route=bool(f.routes), renal=f.renal is not None, hepatic=f.hepatic)

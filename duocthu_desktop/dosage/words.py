@@ -5,6 +5,7 @@ it bounds, as typed values. Nothing here knows the section around the text.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from duocthu_desktop.dosage.rows import AgeBound, RenalBand, WeightBound
 from duocthu_desktop.text import fold
@@ -121,6 +122,12 @@ def routes_in(text: str, window: int | None = None) -> list[str]:
     """Every route `text` names, in CONTRACT keys, in the order first named; a route ruled out ("không tiêm dưới
     da") is not named. "other" from a bare "tiêm" only when no other injection route is named. With `window`,
     only routes named within the first `window` words count (a sentence's route is named where it begins)."""
+    return list(_routes_in(text, window))  # a fresh list: callers extend it
+
+
+@lru_cache(maxsize=8192)
+def _routes_in(text: str, window: int | None) -> tuple[str, ...]:
+    """routes_in, once per text and window (the parser asks the same statement several times)."""
     low = " ".join(re.findall(r"\w+|[,/]", text.lower()))
     found: list[str] = []
     late: list[tuple[str, int, int]] = []  # named past the window: kept only as one more of a list begun in it
@@ -150,7 +157,7 @@ def routes_in(text: str, window: int | None = None) -> list[str]:
                 found.append((key, start))  # type: ignore[arg-type]
             ends.append(end)
     ordered = sorted({k: p for k, p in reversed(found)}.items(), key=lambda kv: kv[1])  # type: ignore[misc]
-    return [k for k, _ in ordered]
+    return tuple(k for k, _ in ordered)
 
 
 # ---- numbers with units --------------------------------------------------------------------------------------
