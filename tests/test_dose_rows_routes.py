@@ -168,3 +168,10 @@ def test_the_volume_added_to_make_a_solution_is_no_dose() -> None:
     # ceftriaxon (sample-b)
     rows = read("Tiêm bắp:\nThể tích thêm vào để có dung dịch nồng độ 250 mg/ml: Lọ 250 mg (0,9 ml); lọ 500 mg (1,7 ml).")
     assert rows[0].kind == "instruction"
+
+
+def test_a_percutaneous_procedure_is_no_route() -> None:
+    # clopidogrel (sample)
+    rows = read("Đau thắt ngực không ổn định: Nếu bệnh nhân được lựa chọn can thiệp mạch vành qua da, liều nạp ban đầu "
+                "300 mg trước khi can thiệp ít nhất 2 giờ, sau đó 75 mg/ngày.")
+    assert rows[0].route == []

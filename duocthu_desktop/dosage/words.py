@@ -83,7 +83,9 @@ ROUTE_PATTERNS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(_W + r"(?:hít|xịt|(?:dạng )?phun(?! sương))" + _E), ("hit",)),
     (re.compile(_W + r"(?:(?:thuốc )?(?:mỡ )?tra mắt|(?:thuốc )?mỡ mắt)" + _E), ("tra_mat",)),
     (re.compile(_W + r"nhỏ mắt" + _E), ("nho_mat",)),
-    (re.compile(_W + r"(?:nhỏ tai|dưới kết mạc|thể thủy tinh|qua da|miếng dán)" + _E), ("other",)),  # a patch: "other"
+    # a patch ("dùng thuốc qua da", "miếng dán") is "other"; "can thiệp mạch vành qua da" is a procedure, no route
+    (re.compile(_W + r"(?:nhỏ tai|dưới kết mạc|thể thủy tinh|(?:dùng thuốc|dùng|thuốc|đường|hấp thu) qua da|miếng dán)"
+                + _E), ("other",)),
     (re.compile(_W + r"(?:bôi|dùng ngoài(?: da)?|thuốc mỡ|kem)" + _E), ("boi",)),
     (re.compile(_W + r"(?:uống|viên (?:nén|nang|bao|sủi|nhai|giải phóng))" + _E), ("uong",)),  # tablets are oral
     (re.compile(_W + r"tiêm(?! chủng| phòng| vắc)" + _E), ("other",)),  # an injection with no site named
