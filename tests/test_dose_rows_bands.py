@@ -71,6 +71,8 @@ def test_bounds_printed_after_their_number_or_inside_a_formula_and_a_neonate_by_
     assert (second.population, second.age.min, second.age.max, second.weight_kg.min) == ("so_sinh", 7, 28, 2)
     third = row(rows, "Trẻ em")
     assert (third.population, third.age.min, third.age.unit, third.weight_kg.max) == ("tre_em", 1, "thang", 20)
+    # a duration is no age: "trong 10 ngày hoặc hơn"
+    assert read("Trẻ em: 10 mg/kg/ngày, dùng trong 10 ngày hoặc hơn.")[0].age is None
 
 
 def test_children_from_birth_up_to_an_age_in_years_are_children_and_a_patch_is_its_own_route() -> None:

@@ -202,7 +202,8 @@ _HEPATIC_WORDS = re.compile(r"\b(?:suy (?:giam chuc nang )?gan|chuc nang gan|ben
 
 # a bound printed after its number ("7 ngày tuổi hoặc nhỏ hơn", "cân nặng 2 kg hoặc hơn"), read as "≤ 7 ngày tuổi"
 _AFTER_BOUND = re.compile(
-    r"(?<![\d,])(\d+(?:,\d+)?\s*(?:kg|ngày|tuần|tháng|năm|tuổi)(?:\s*tuổi)?)\s+(hoặc (?:nhỏ hơn|ít hơn|thấp hơn)|trở xuống"
+    # (an age only with "tuổi": "trong 10 ngày hoặc hơn" is a duration)
+    r"(?<![\d,])(\d+(?:,\d+)?\s*(?:kg|(?:ngày|tuần|tháng|năm)\s*tuổi|tuổi))\s+(hoặc (?:nhỏ hơn|ít hơn|thấp hơn)|trở xuống"
     r"|hoặc (?:hơn|lớn hơn|nhiều hơn|cao hơn))\b", re.I)
 
 
