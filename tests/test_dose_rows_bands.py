@@ -47,3 +47,40 @@ def test_a_dose_given_by_comparison_with_the_renal_group_is_not_for_it() -> None
                 "Người cao tuổi: Giảm liều và thận trọng như với người bệnh suy thận.")
     assert row(rows, "Thẩm phân").renal is not None and row(rows, "Thẩm phân").renal.dialysis
     assert row(rows, "Người cao tuổi").renal is None
+
+
+def test_an_impaired_organ_labelled_in_a_later_sentence_holds_for_its_paragraph_only() -> None:
+    # erythropoietin: the peritoneal-dialysis label closes a paragraph; the response remark after it is not theirs,
+    # and a red-cell transfusion is no route of the drug
+    rows = read("Có thể tăng liều cách quãng 4 tuần, mỗi lần 25 đơn vị/kg, tuần 3 lần. Người bệnh đang thẩm tách qua "
+                "màng bụng: Có thể dùng liều khởi đầu, mỗi lần 50 đơn vị/kg, tuần 2 lần.\n"
+                "Nếu đáp ứng không cải thiện thì ngừng hẳn epoetin và phải tiếp tục truyền hồng cầu trở lại.")
+    assert row(rows, "Người bệnh đang").renal.dialysis
+    after = row(rows, "Nếu đáp ứng")
+    assert after.renal is None and after.route == []
+
+
+def test_bounds_printed_after_their_number_or_inside_a_formula_and_a_neonate_by_age() -> None:
+    # cloxacilin
+    rows = read("Trẻ sơ sinh 7 ngày tuổi hoặc nhỏ hơn, cân nặng dưới 2 kg: 25 mg/kg, cách 12 giờ/lần.\n"
+                "Trẻ 7 đến 28 ngày tuổi, cân nặng 2 kg hoặc hơn: 25 mg/kg, cách 6 giờ/lần.\n"
+                "Trẻ em $\\geq 1$ tháng tuổi, cân nặng dưới 20 kg: 50 - 100 mg/kg/ngày.")
+    first = row(rows, "Trẻ sơ sinh")
+    assert (first.population, first.age.max, first.age.unit, first.weight_kg.max) == ("so_sinh", 7, "ngay", 2)
+    second = row(rows, "Trẻ 7")
+    assert (second.population, second.age.min, second.age.max, second.weight_kg.min) == ("so_sinh", 7, 28, 2)
+    third = row(rows, "Trẻ em")
+    assert (third.population, third.age.min, third.age.unit, third.weight_kg.max) == ("tre_em", 1, "thang", 20)
+    # a duration is no age: "trong 10 ngày hoặc hơn"
+    assert read("Trẻ em: 10 mg/kg/ngày, dùng trong 10 ngày hoặc hơn.")[0].age is None
+
+
+def test_children_from_birth_up_to_an_age_in_years_are_children_and_a_patch_is_its_own_route() -> None:
+    # carbimazol; aciclovir (sample) keeps "Trẻ sơ sinh cho tới 3 tháng tuổi" neonates; estradiol
+    rows = read("Trẻ sơ sinh cho đến 12 tuổi dùng liều khởi đầu 0,25 mg/kg mỗi lần, ngày 3 lần.\n"
+                "Trẻ sơ sinh cho tới 3 tháng tuổi: 10 mg/kg/lần cách 8 giờ/lần.\n"
+                "Khi uống, estrogen thường cho ngày 1 lần, trong 3 tuần. Khi dùng thuốc qua da, miếng dán được đặt 1 "
+                "lần hoặc 2 lần/tuần trong 3 tuần.")
+    assert row(rows, "Trẻ sơ sinh cho đến").population == "tre_em"
+    assert row(rows, "Trẻ sơ sinh cho tới").population == "so_sinh"
+    assert row(rows, "Khi dùng").route == ["other"]

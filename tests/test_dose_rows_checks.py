@@ -40,8 +40,17 @@ def test_each_check_finds_its_own_kind_of_row() -> None:
     assert format_report(check_rows(rows))[-1].startswith("dosing totals: rows 8")
 
 
+def test_making_the_solution_up_is_no_dose_read_as_an_instruction() -> None:
+    # ticarcilin, and a dose the report does flag
+    rows = [_row("Để pha dung dịch ban đầu dùng tiêm bắp, cho thêm 2 ml nước vô khuẩn để tiêm.", kind="instruction"),
+            _row("Giai đoạn 2: Sau khi hòa tan bột, pha loãng với 50 ml dung dịch.", kind="instruction"),
+            _row("Tiêm bắp: 1 g/ngày.", kind="instruction")]
+    assert check_rows(rows).counts()["dose_as_instruction"] == 1
+
+
 def test_an_indication_heading_is_not_flagged() -> None:
-    for words in ("Điều trị động kinh", "Nhiễm khuẩn huyết, viêm màng não", "phù phổi cấp"):
+    for words in ("Điều trị động kinh", "Nhiễm khuẩn huyết, viêm màng não", "phù phổi cấp",
+                  "Viêm phổi mắc phải tại cộng đồng", "Chàm, nhất là chàm bị lichen hóa"):
         assert indication_problem(words) is None, words
     assert indication_problem("FFP: fresh frozen plasma") == "glossary line"
 

@@ -49,3 +49,66 @@ def test_a_group_sent_to_another_section_heads_no_rows_and_the_heading_after_it_
 def test_a_group_word_glued_to_its_age_band_is_read() -> None:
     rows = read("Liều thông thường người lớn16 - 64 tuổi: uống 20 mg, sau đó 10 mg cách 6 giờ/lần.")
     assert rows[0].population == "nguoi_lon"
+
+
+def test_a_sentence_giving_a_dose_to_each_of_two_bands_keeps_the_heading_band() -> None:
+    # carbamazepin, under "Liều cho người lớn và trẻ em trên 12 tuổi:"
+    rows = read("Liều cho người lớn và trẻ em trên 12 tuổi:\n"
+                "Liều dùng không được quá 1 000 mg/ngày cho trẻ em từ 12 đến 15 tuổi và 1 200 mg cho người bệnh trên "
+                "15 tuổi. Những liều tới 1 600 mg/ ngày cho người lớn cũng đã được dùng trong một vài trường hợp cá biệt.")
+    for starts in ("Liều dùng không", "Những liều tới"):
+        found = row(rows, starts)
+        assert (found.population, found.age.min, found.age.max) == ("nguoi_lon", 12, None), starts
+
+
+def test_a_group_joined_to_an_organ_by_or_within_the_organs_words_is_still_named() -> None:
+    rows = read("Người cao tuổi và người suy thận: 250 mg/ngày.\n"
+                "Liều người lớn đang thẩm tách máu hoặc chuẩn bị thẩm tách máu: 50 đơn vị/kg, tuần 3 lần.")
+    assert row(rows, "Người cao tuổi").population is None  # either group
+    assert row(rows, "Liều người lớn").population == "nguoi_lon"
+
+
+def test_an_age_band_reaching_into_adulthood_with_a_least_weight_is_the_adults() -> None:
+    # ketorolac
+    rows = read("Người bệnh từ 16 - 64 tuổi, cân nặng ít nhất 50 kg và có chức năng thận bình thường:\n"
+                "Tiêm bắp: 30 mg cách 6 giờ/lần, cho tới tối đa 20 liều trong 5 ngày, hoặc:")
+    found = row(rows, "Tiêm bắp")
+    assert (found.population, found.age.min, found.age.max) == ("nguoi_lon", 16, 64)
+    assert (found.weight_kg.min, found.weight_kg.max) == (50, None) and found.renal is None
+
+
+def test_a_group_label_glued_to_the_end_of_a_paragraph_heads_the_lines_below() -> None:
+    # cefalexin: "Trẻ em: Trên 1 tuổi, dùng đường uống." ends the adults' last paragraph; the children's usual dose
+    # opens on "Liều thường dùng:", which names its dose and does not start the section over
+    rows = read("Liều lượng:\nTrẻ em trên 15 tuổi và người lớn:\nDùng đường uống. Liều thường dùng cho người lớn, "
+                "uống 250 - 500 mg cách 6 giờ/1 lần.\n"
+                "Nhiễm khuẩn đường tiết niệu: Để điều trị viêm bàng quang không biến chứng, thường dùng 500 mg, cách "
+                "12 giờ/lần, trong 7 - 14 ngày. Trẻ em: Trên 1 tuổi, dùng đường uống.\n"
+                "Liều thường dùng: 25 - 100 mg/kg ngày, chia thành 3 - 4 lần (tối đa 4 g/ngày).\n"
+                "Viêm tai giữa cấp: 75 - 100 mg/kg một ngày, chia đều uống trong 4 lần.")
+    adult = row(rows, "Liều thường dùng cho người lớn")
+    assert (adult.population, adult.age.min) == ("nguoi_lon", 15)
+    for starts in ("Liều thường dùng: 25", "Viêm tai"):
+        child = row(rows, starts)
+        assert (child.population, child.age.min, child.age.max) == ("tre_em", 1, None), starts
+    assert row(rows, "Liều thường dùng: 25").indication is None
+
+
+def test_a_maximums_heading_naming_a_group_heads_that_groups_ceilings() -> None:
+    # ketorolac: the heading is glued to the end of a remark
+    rows = read("Ghi chú: Liều và số lần dùng thuốc được khuyến cáo ở trên không được tăng nếu đau không đỡ. Liều "
+                "tối đa cho người lớn 16 - 64 tuổi 50 kg, chức năng thận bình thường:\n"
+                "Tiêm bắp hoặc tĩnh mạch: 120 mg/ngày.\n"
+                "Trẻ em 6 - 12 tuổi:\nUống: 20 mg/ngày.")
+    ceiling = row(rows, "Tiêm bắp")
+    assert (ceiling.population, ceiling.age.min, ceiling.age.max, ceiling.kind) == ("nguoi_lon", 16, 64, "max_dose")
+    assert row(rows, "Uống").kind == "dose"
+
+
+def test_a_comparison_with_the_adults_dose_keeps_the_elderlys_band_and_a_weight_from_to() -> None:
+    # escitalopram, esomeprazol
+    rows = read("Liều dùng ở người trên 65 tuổi: Liều ban đầu bằng 1/2 liều thông thường khuyến cáo. Liều tối đa thấp "
+                "hơn liều tối đa được khuyến cáo cho người lớn.\nTrẻ em: Từ 10 tới 20 kg: 10 mg.")
+    assert row(rows, "Liều tối đa").population == "nguoi_cao_tuoi"
+    child = row(rows, "Trẻ em")
+    assert (child.weight_kg.min, child.weight_kg.max) == (10, 20)

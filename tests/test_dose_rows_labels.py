@@ -89,3 +89,151 @@ def test_a_disease_of_a_site_is_an_indication_not_a_route() -> None:
 def test_what_a_sentence_treats_ends_where_how_it_is_given_begins() -> None:
     rows = read("Để dự phòng và điều trị thiếu máu của trẻ đẻ non dùng tiêm dưới da 250 đơn vị/kg, tuần 3 lần.")
     assert rows[0].indication == "thiếu máu của trẻ đẻ non"
+
+
+def test_an_indication_heading_whose_words_hold_liệu_is_not_a_dose_remark() -> None:
+    # "liệu" of "hóa trị liệu" folds to the same word as "liều": erythropoietin's chemotherapy heading, alone on
+    # its line after the zidovudin block, is the indication of the lines below it
+    rows = read("Thiếu máu ở người bệnh điều trị bằng zidovudin\n"
+                "Có thể tiêm dưới da hoặc tiêm tĩnh mạch epoetin alpha với liều khởi đầu là 100 đơn vị/kg, 3 lần/tuần.\n"
+                "Thiếu máu do hóa trị liệu ung thư\n"
+                "Liều khởi đầu của epoetin alpha hoặc epoetin zeta là 150 đơn vị/kg, 3 lần/tuần.")
+    assert classify_rule("Thiếu máu do hóa trị liệu ung thư")[2].name == "indication"
+    assert classify_rule("Liều cao")[2].name == "dose_kind"
+    assert row(rows, "Liều khởi đầu của").indication == "Thiếu máu do hóa trị liệu ung thư"
+
+
+def test_the_groups_printed_under_a_kidney_disease_the_drug_treats_keep_that_indication() -> None:
+    # erythropoietin: dialysis groups under "Thiếu máu ở người bệnh suy thận mạn tính" are that indication's groups,
+    # their doses are the regimen, not a renal adjustment
+    rows = read("Thiếu máu ở người bệnh suy thận mạn tính:\n"
+                "Liều người lớn đang thẩm tách máu hoặc chuẩn bị thẩm tách máu: Liều khởi đầu mỗi lần là 50 đơn vị/kg, "
+                "tuần 3 lần.\nNgười bệnh thẩm tách máu:\nLiều khởi đầu mỗi lần 50 đơn vị/kg, tuần 3 lần.")
+    first = row(rows, "Liều người lớn")
+    assert (first.indication, first.population, first.kind) == (
+        "Thiếu máu ở người bệnh suy thận mạn tính", "nguoi_lon", "dose")
+    assert first.renal is not None and first.renal.dialysis
+    below = row(rows, "Liều khởi đầu mỗi lần 50")
+    assert (below.indication, below.kind) == ("Thiếu máu ở người bệnh suy thận mạn tính", "dose")
+
+
+def test_a_purpose_heading_is_the_indication_and_a_later_route_heading_keeps_it() -> None:
+    # ketorolac: "Để giảm đau" over the injected doses by group, then "Uống:" over the oral ones
+    rows = read("Liều lượng:\nĐể giảm đau, dùng dạng tiêm hoặc uống:\n"
+                "Người bệnh < 50 kg và/hoặc có chức năng thận bị suy giảm:\nTiêm bắp: 15 mg cách 6 giờ/lần.\n"
+                "Uống:\nLiều thông thường ở người cao tuổi: 10 mg, cho tới 4 lần/ngày.")
+    assert classify_rule("Để giảm đau, dùng dạng tiêm hoặc uống")[2].name == "purpose"
+    assert classify_rule("Để pha dung dịch tiêm")[2].name != "purpose"
+    injected = row(rows, "Tiêm bắp")
+    assert injected.indication == "Để giảm đau" and injected.weight_kg.max == 50
+    oral = row(rows, "Liều thông thường")
+    assert (oral.indication, oral.route, oral.population, oral.weight_kg) == ("Để giảm đau", ["uong"],
+                                                                              "nguoi_cao_tuoi", None)
+
+
+def test_a_how_to_heading_for_a_group_sets_the_group_not_an_indication() -> None:
+    # heparin
+    rows = read("Hướng dẫn điều chỉnh liều cho trẻ em theo APTT:\n"
+                "Sau liều dùng ban đầu như đã nêu ở các phần trên, truyền tĩnh mạch heparin để duy trì APTT trong "
+                "khoảng 60 - 85 giây.")
+    assert (rows[0].population, rows[0].indication) == ("tre_em", None)
+
+
+def test_a_heading_alone_on_its_line_ends_a_remark_labelled_for_the_elderly() -> None:
+    # heparin: the elderly remark, then the in-vitro uses
+    rows = read("Người cao tuổi: Bệnh nhân trên 60 tuổi, đặc biệt là phụ nữ, có nguy cơ chảy máu cao, vì vậy có thể "
+                "cần dùng liều thấp hơn cho các bệnh nhân này.\nChống đông trong truyền máu và lấy mẫu máu:\n"
+                "Lấy mẫu xét nghiệm: Khi dùng heparin natri làm chất chống đông in vitro cho máu xét nghiệm, thêm "
+                "70 - 150 đvqt heparin natri vào 10 - 20 ml máu toàn phần.")
+    assert row(rows, "Người cao tuổi").population == "nguoi_cao_tuoi"
+    assert row(rows, "Lấy mẫu").population is None
+
+
+def test_an_intro_sentence_ending_in_a_colon_and_a_symbol_explained_are_not_indications() -> None:
+    # warfarin's INR intro; carboplatin's formula symbols
+    rows = read("Trong đại đa số trường hợp, INR giữa 2 và 3 có trị số đích 2,5 được tìm, có nghĩa là :\n"
+                "INR dưới 2 phản ánh chống đông máu chưa đủ.\n"
+                "Trong đó:\nCcr là nồng độ creatinin huyết thanh (micromol/lít)\n"
+                "AUC đích điển hình từ 5 - 7 mg/ml/phút tùy thuộc vào điều trị trước đó.")
+    assert {r.indication for r in rows} == {None}
+
+
+def test_a_heading_naming_a_disease_of_a_group_is_an_indication_and_its_sentences_keep_it() -> None:
+    # erythropoietin: "thiếu" of "Thiếu máu" is not the "thiếu" of "thiếu tháng"; the sentence below names what
+    # it treats in its own words, and the heading stays the indication
+    rows = read("Thiếu máu ở trẻ sơ sinh thiếu tháng\n"
+                "Epoetin beta cũng được dùng để dự phòng và điều trị thiếu máu của trẻ sơ sinh thiếu tháng có thể "
+                "trọng thấp.\nĐể điều trị thiếu máu của trẻ sơ sinh thiếu tháng dùng epoetin beta tiêm dưới da với "
+                "liều 250 đơn vị/kg, 3 lần/tuần.")
+    dose = row(rows, "Để điều trị")
+    assert (dose.indication, dose.population) == ("Thiếu máu ở trẻ sơ sinh thiếu tháng", "so_sinh")
+    assert row(rows, "Epoetin beta").indication == "Thiếu máu ở trẻ sơ sinh thiếu tháng"
+
+
+def test_what_a_sentence_is_for_is_not_a_phase_or_a_condition() -> None:
+    # erythropoietin's maintenance; ibuprofen (sample-b)
+    rows = read("Khi đã đạt được nồng độ hemoglobin mong muốn, cần giảm liều khoảng 25 - 50% để điều trị duy trì.\n"
+                "Tối đa có thể cho 40 mg/kg/ngày để điều trị viêm khớp dạng thấp thiếu niên nếu cần.")
+    assert row(rows, "Khi đã").indication is None
+    assert row(rows, "Tối đa").indication == "viêm khớp dạng thấp thiếu niên"
+    # tím gentian: the reason that follows is not part of what is treated
+    reason = read("Tránh dùng băng kín trong điều trị nhiễm Candida vì bệnh dễ gây phát triển nấm men.")
+    assert reason[0].indication == "nhiễm Candida"
+
+
+def test_an_alternative_for_a_group_and_a_source_named_are_not_indications() -> None:
+    # ibuprofen, ceftriaxon (sample-b)
+    assert classify_rule("Một cách khác, liều gợi ý cho trẻ em là")[:2][0] == "group"
+    assert classify_rule("Nhà sản xuất khuyến cáo")[0] == "note"
+
+
+def test_a_products_name_opening_a_remark_under_an_indication_heading_keeps_that_indication() -> None:
+    # erythropoietin: "Epoetin alpha:" and "Epoetin zeta:" say how each product is given, within the kidney disease
+    # heading; "Ho khan:" (Vietnamese written without diacritics) stays an indication of its own
+    rows = read("Thiếu máu ở người bệnh suy thận mạn tính:\n"
+                "Epoetin alpha: Có thể tiêm dưới da hoặc tiêm tĩnh mạch trong tối thiểu 1 phút.\n"
+                "Epoetin zeta: Có thể tiêm tĩnh mạch.\n"
+                "Liều người lớn đang thẩm tách máu hoặc chuẩn bị thẩm tách máu: Liều khởi đầu của epoetin alpha hoặc "
+                "epoetin zeta mỗi lần là 50 đơn vị/kg, tuần 3 lần.")
+    for starts in ("Epoetin alpha", "Epoetin zeta", "Liều người lớn"):
+        assert row(rows, starts).indication == "Thiếu máu ở người bệnh suy thận mạn tính", starts
+    assert row(rows, "Liều người lớn").kind == "dose"
+    cough = read("Điều trị ho:\nHo khan: Thường dùng dạng sirô.\nNgười lớn: 10 - 20 mg/lần.")
+    assert row(cough, "Người lớn").indication == "Ho khan"
+
+
+def test_a_long_label_is_a_label_and_a_second_label_describing_the_first_is_not_the_indication() -> None:
+    # cefadroxil
+    rows = read("Trẻ em:\nDự phòng viêm nội tâm mạc do liên cầu khuẩn α - tan máu (nhóm viridans) cho người bị dị ứng "
+                "với penicilin (trừ trường hợp có tiền sử phản ứng mẫn cảm tức thì): 50 mg/kg/liều (tối đa 2 g), 1 "
+                "liều duy nhất uống trước khi làm thủ thuật 0,5 - 1 giờ.\n"
+                "Dự phòng viêm nội tâm mạc nhiễm khuẩn: Để thay thế amoxicilin hoặc ampicilin trong dự phòng viêm nội "
+                "tâm mạc nhiễm khuẩn do liên cầu khuẩn α- tan máu (nhóm viridans) cho người bị dị ứng penicilin: 1 liều "
+                "duy nhất 2 g uống trước khi làm thủ thuật 0,5 - 1 giờ.")
+    assert row(rows, "Dự phòng viêm nội tâm mạc do").indication.startswith("Dự phòng viêm nội tâm mạc do liên cầu")
+    assert row(rows, "Dự phòng viêm nội tâm mạc nhiễm").indication == "Dự phòng viêm nội tâm mạc nhiễm khuẩn"
+
+
+def test_what_a_sentence_prevents_is_named_whole() -> None:
+    # esomeprazol
+    rows = read("Riêng khi dùng để phòng ngừa xuất huyết tái phát trong loét dạ dày - tá tràng, liều 20 mg/ngày.")
+    assert rows[0].indication == "xuất huyết tái phát trong loét dạ dày - tá tràng"
+
+
+def test_a_heading_joined_to_the_group_label_after_it_is_two_labels() -> None:
+    # hydralazin: "Suy tim" printed as a heading, the extractor joined it to "Người lớn:"
+    rows = read("Suy tim Người lớn: Ban đầu uống 10 - 25 mg/lần, ngày 4 lần, trong 2 - 4 ngày.\n"
+                "Trẻ em: 0,75 mg/kg/ngày, hoặc 25 mg/m2 /ngày chia 4 lần.")
+    adult, child = row(rows, "Suy tim"), row(rows, "Trẻ em")
+    assert (adult.indication, adult.population) == ("Suy tim", "nguoi_lon")
+    assert (child.indication, child.population) == ("Suy tim", "tre_em")
+
+
+def test_an_abbreviated_genus_stays_in_its_label_and_a_case_for_a_group_sets_the_group() -> None:
+    # ceftriaxon (sample-b)
+    rows = read("Bệnh lậu và nhiễm khuẩn kết hợp do N. gonorrhoeae, bao gồm nhiễm khuẩn do chủng tiết penicilinase: "
+                "1 liều duy nhất 250 mg tiêm bắp.\n"
+                "Nếu nhiễm lan tỏa ở người lớn, thiếu niên: Tiêm bắp hoặc tĩnh mạch 1 g ngày 1 lần.")
+    assert row(rows, "Bệnh lậu").indication.startswith("Bệnh lậu và nhiễm khuẩn kết hợp do N. gonorrhoeae")
+    case = row(rows, "Nếu nhiễm")
+    assert case.population == "nguoi_lon" and case.indication.startswith("Bệnh lậu")

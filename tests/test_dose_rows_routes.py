@@ -49,7 +49,18 @@ def test_a_route_far_into_a_sentence_with_no_dose_after_it_is_not_its_own() -> N
 
 def test_a_clause_after_the_dose_that_names_the_way_of_giving_names_its_routes() -> None:
     rows = read("Tiêm:\nSuy gan nặng: có thể dùng 20 mg một ngày, cả đường uống hoặc đường tĩnh mạch.")
-    assert set(row(rows, "Suy gan").route) == {"uong", "tiem_tinh_mach"}
+    # "đường tĩnh mạch" names neither an injection nor an infusion: either
+    assert set(row(rows, "Suy gan").route) == {"uong", "tiem_tinh_mach", "truyen_tinh_mach"}
+
+
+def test_the_vein_named_as_a_way_with_no_injection_or_infusion_word_is_either_and_a_drip_is_an_infusion() -> None:
+    # esmolol, heparin
+    rows = read("Thuốc được đưa theo đường tĩnh mạch, nồng độ dung dịch không được vượt quá 10 mg/ml.\n"
+                "Khi tiêm nhỏ giọt liên tục, phải xét nghiệm thời gian đông máu trước khi bắt đầu liệu pháp.\n"
+                "Tiêm tĩnh mạch đầu tiên 1 liều 5 000 đvqt.")
+    assert set(row(rows, "Thuốc được").route) == {"tiem_tinh_mach", "truyen_tinh_mach"}
+    assert row(rows, "Khi tiêm").route == ["truyen_tinh_mach"]
+    assert row(rows, "Tiêm tĩnh mạch").route == ["tiem_tinh_mach"]
 
 
 def test_a_dose_said_only_as_how_high_it_may_go_is_a_maximum() -> None:
@@ -69,3 +80,98 @@ def test_a_sentence_opening_on_a_route_is_not_a_route_heading_joined_to_it() -> 
     rows = read("Tiêm tĩnh mạch đầu tiên 1 liều 5 000 đvqt, sau đó truyền tĩnh mạch liên tục 18 đvqt/kg/giờ.")
     assert rows[0].text.startswith("Tiêm tĩnh mạch đầu tiên")
     assert set(rows[0].route) == {"tiem_tinh_mach", "truyen_tinh_mach"}
+
+
+def test_a_dose_given_as_another_groups_or_the_usual_one_is_a_dose() -> None:
+    # timolol, cefalexin (dialysis), ketorolac (the elderly), esmolol (after surgery)
+    assert read("Trẻ em: Liều dùng như người lớn, nhưng không nên dùng cho trẻ đẻ non và sơ sinh.")[0].kind == "dose"
+    assert read("Thẩm phân máu: 1 liều thường dùng cho sau thẩm phân.")[0].kind == "adjustment"
+    assert read("Liều thông thường ở người cao tuổi: Giống như đối với người < 50 kg hoặc có chức năng thận suy "
+                "giảm.")[0].kind == "dose"
+    assert read("Sau cuộc phẫu thuật: Áp dụng chế độ liều và cách dùng giống như xử trí loạn nhịp nhanh trên thất "
+                "nêu ở trên.")[0].kind == "dose"
+    assert read("Dùng thận trọng ở người cao tuổi.")[0].kind == "instruction"
+
+
+def test_making_the_solution_up_is_an_instruction_and_a_dose_not_to_exceed_is_a_maximum() -> None:
+    # ticarcilin, cefalexin, esmolol
+    rows = read("Để pha dung dịch ban đầu dùng tiêm bắp, cho thêm 2 ml nước vô khuẩn để tiêm cho mỗi 1 g ticarcilin.\n"
+                "Bột cefalexin để pha hỗn dịch uống: Thêm lượng nước thích hợp vào lọ thuốc để được hỗn dịch chứa "
+                "125 - 250 mg cefalexin/5 ml.\n"
+                "Trẻ em: 100 microgam/kg/phút. Không khuyến cáo sử dụng liều trên 300 microgam/kg/phút.")
+    assert row(rows, "Để pha").kind == "instruction"
+    assert row(rows, "Bột cefalexin").kind == "instruction"
+    assert row(rows, "Không khuyến cáo").kind == "max_dose"
+    assert row(rows, "Trẻ em").kind == "dose"
+
+
+def test_a_route_named_as_the_condition_of_a_remark_heads_no_later_paragraph() -> None:
+    # heparin's "Cách dùng": the intermittent-injection remark, then general monitoring lines
+    rows = read("Khi tiêm tĩnh mạch gián đoạn: Phải xét nghiệm thời gian đông máu trước mỗi lần tiêm.\n"
+                "Định kỳ đếm tiểu cầu, hematocrit và tìm máu trong phân trong suốt thời gian điều trị heparin.")
+    assert row(rows, "Khi tiêm").route == ["tiem_tinh_mach"]
+    assert row(rows, "Định kỳ").route == []
+
+
+def test_the_injection_a_dose_follows_is_not_its_route() -> None:
+    # ketorolac: the oral doses after "Uống:" follow the first injections
+    rows = read("Uống:\nLiều thông thường người lớn16 - 64 tuổi 50 kg, chức năng thận bình thường, tiếp sau liệu "
+                "pháp tiêm ban đầu: Khởi đầu 20 mg, tiếp theo là 10 mg cho tới 4 lần mỗi ngày.\n"
+                "Liều thông thường ở người cao tuổi: Uống (sau khi đã tiêm): 10 mg, cho tới 4 lần/ngày.")
+    assert row(rows, "Liều thông thường người lớn").route == ["uong"]
+    assert row(rows, "Liều thông thường ở").route == ["uong"]
+
+
+def test_an_amount_per_hour_is_the_dose_of_an_infusion_not_of_a_speed() -> None:
+    # heparin (neonates), hydralazin; furosemid's speed
+    rows = read("Duy trì ống thông động mạch cuống rốn ở trẻ sơ sinh: Truyền tĩnh mạch 0,5 đvqt/giờ.\n"
+                "Liều duy trì thông thường từ 50 - 150 microgam/phút.\n"
+                "Khi tiêm tĩnh mạch trực tiếp hoặc truyền tĩnh mạch, tốc độ không quá 4 mg/phút ở người lớn.")
+    assert row(rows, "Duy trì ống").kind == "dose"
+    assert row(rows, "Liều duy trì").kind == "dose"
+    assert row(rows, "Khi tiêm").kind == "instruction"
+
+
+def test_a_dose_said_as_a_change_of_the_one_above_is_a_dose_and_first_a_dose_then_is_a_loading_dose() -> None:
+    # erythropoietin, esmolol, heparin
+    rows = read("Khi đã đạt được nồng độ hemoglobin mong muốn, cần giảm liều khoảng 25 - 50% để điều trị duy trì.\n"
+                "Để duy trì, lúc đầu dùng ½ liều và sau đó cứ 1 hoặc 2 tuần điều chỉnh 1 lần tùy theo đáp ứng.\n"
+                "Tiêm tĩnh mạch đầu tiên 1 liều 5 000 đvqt, sau đó truyền tĩnh mạch liên tục 18 đvqt/kg/giờ.\n"
+                "Không cần giảm liều ở người cao tuổi.")
+    assert row(rows, "Khi đã").kind == "dose"
+    assert row(rows, "Để duy trì").kind == "dose"
+    assert row(rows, "Tiêm tĩnh mạch").kind == "loading_dose"
+    assert row(rows, "Không cần").kind == "instruction"
+
+
+def test_a_salts_equivalence_is_no_dose_and_a_dose_like_the_oral_one_is_a_dose() -> None:
+    # escitalopram, cloxacilin, esomeprazol
+    rows = read("Thuốc được dùng dưới dạng escitalopram oxalat, liều lượng được tính theo dạng base: 12,8 mg "
+                "escitalopram oxalat tương đương 10 mg escitalopram.\n"
+                "1,09 g cloxacilin natri tương đương với 1,00 g cloxacilin.\n"
+                "Esomeprazol tiêm (dạng muối natri): Liều tiêm tương tự liều uống, dùng đường tĩnh mạch.")
+    assert row(rows, "Thuốc được").kind == "instruction"
+    assert row(rows, "1,09 g").kind == "instruction"
+    assert row(rows, "Esomeprazol tiêm").kind == "dose"
+
+
+def test_a_ceiling_said_as_what_not_to_use_and_a_vein_as_the_site_of_a_disease() -> None:
+    # ketamin, kem oxyd
+    rows = read("Tiêm tĩnh mạch liều duy nhất 1 - 2 mg/kg trong 60 giây. Không nên dùng quá 4,5 mg/kg.\n"
+                "Tổn thương do suy tĩnh mạch mạn tính, băng sau phẫu thuật giãn tĩnh mạch: Bôi phủ một lớp thuốc.")
+    assert row(rows, "Không nên").kind == "max_dose"
+    disease = row(rows, "Tổn thương")
+    assert disease.route == ["boi"] and disease.indication.startswith("Tổn thương do suy tĩnh mạch")
+
+
+def test_the_volume_added_to_make_a_solution_is_no_dose() -> None:
+    # ceftriaxon (sample-b)
+    rows = read("Tiêm bắp:\nThể tích thêm vào để có dung dịch nồng độ 250 mg/ml: Lọ 250 mg (0,9 ml); lọ 500 mg (1,7 ml).")
+    assert rows[0].kind == "instruction"
+
+
+def test_a_percutaneous_procedure_is_no_route() -> None:
+    # clopidogrel (sample)
+    rows = read("Đau thắt ngực không ổn định: Nếu bệnh nhân được lựa chọn can thiệp mạch vành qua da, liều nạp ban đầu "
+                "300 mg trước khi can thiệp ít nhất 2 giờ, sau đó 75 mg/ngày.")
+    assert rows[0].route == []

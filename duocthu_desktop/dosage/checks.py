@@ -30,7 +30,8 @@ _DOSE_LIKE = re.compile(
     re.I,
 )
 # what a sentence does and a heading does not: tells the reader what to do
-_SENTENCE_VERB = re.compile(r"\b(?:phai|can|nen|co the|khong duoc|khuyen cao|thuong dung|duoc dung|la)\b")
+# ("mắc phải" and "nhất là" are words of a disease's name: "Viêm phổi mắc phải tại cộng đồng", "Chàm, nhất là ...")
+_SENTENCE_VERB = re.compile(r"\b(?:(?<!mac )phai|can|nen|co the|khong duoc|khuyen cao|thuong dung|duoc dung|(?<!nhat )la)\b")
 
 
 @dataclass
@@ -94,7 +95,9 @@ def contradictions(row: DoseRow) -> list[str]:
     pops = populations_in(head)
     if len(pops) == 1:
         pop = next(iter(pops))
-        if row.population != pop and not (pop == "tre_em" and row.population == "so_sinh"):
+        older = row.age is not None and (row.age.years()[1] or 0) > 1  # "Trẻ sơ sinh cho đến 12 tuổi"
+        if row.population != pop and not (pop == "tre_em" and row.population == "so_sinh") and not (
+                pop == "so_sinh" and row.population == "tre_em" and older):
             out.append(f"group {pop} named, population {row.population}")
     age = age_in(head)
     if age is not None and row.age is None and (age.min is not None or age.max is not None):
@@ -141,7 +144,8 @@ def check_rows(rows: Iterable[DoseRow]) -> Report:
                 add("indication_not_heading", f"{problem}: {r.indication[:60]!r}")
             for c in contradictions(r):
                 add("own_words_contradicted", c)
-            if r.kind == "instruction" and (reading.gives_dose(r.text) or _DOSE_LIKE.search(r.text)):
+            if r.kind == "instruction" and (reading.gives_dose(r.text) or _DOSE_LIKE.search(r.text)) and not (
+                    reading.prepares(r.text) or reading.equivalence(r.text)):  # amounts that are not doses
                 add("dose_as_instruction", "gives a dose")
     return report
 

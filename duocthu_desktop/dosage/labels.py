@@ -63,6 +63,8 @@ RULES: tuple[LabelRule, ...] = (
     LabelRule("alternative", "qualifier", r"^(?:cach khac|(?:mot )?(?:phac do|cach dung|lieu) khac|hoac|hay"
               r"|thay the|lua chon khac|cach 2|phac do \d|phac do [a-z]$)", when="no_group+no_route",
               sets="nothing: an alternative regimen of the indication above"),
+    LabelRule("alternative_group", "group", r"^(?:cach khac|(?:mot )?(?:phac do|cach dung|lieu) khac|mot cach khac)\b",
+              when="group", sets="group only: an alternative regimen for a group (\"Một cách khác, liều ... cho trẻ em là\")"),
     LabelRule("phase", "qualifier", r"^(?:ban dau|khoi dau|luc dau|tan cong|duy tri|tiep theo|sau do|cung co"
               r"|dot (?:dau|tiep)|ngay (?:dau|thu)|tuan (?:dau|thu))\b|" + PHASE,
               when="no_group+no_route", sets="nothing: a phase of the regimen above"),
@@ -71,22 +73,33 @@ RULES: tuple[LabelRule, ...] = (
     LabelRule("inr_band", "qualifier", r"^inr\b", sets="nothing: an INR band of the regimen above"),
     LabelRule("severity", "qualifier", SEVERITY, when="no_group+no_route",
               sets="nothing: a severity within the indication above"),
+    LabelRule("response", "qualifier", r"^(?:(?:khi|neu) )?(?:(?:khong|thieu|chua) )?dap ung\b", when="no_group+no_route",
+              sets="nothing: the response to the regimen above (\"Đáp ứng không thỏa đáng hoặc thiếu đáp ứng\")"),
     LabelRule("number", "note", r"^[\d\s,.:/]*\d[\d\s,.:/]*(?:(?:hoac|va|den|-) [\d\s,.:/]+)?$|\s\d+$",
               when="no_group+no_route",
               sets="nothing: words up to a number that a ':' follows (a ratio \"15 : 1\"), not a label"),
-    LabelRule("note", "note", r"^(?:ghi chu|chu y|luu y|khuyen cao|vi du|thi du|thong so|bang\b|pha\b|cach pha"
+    LabelRule("note", "note", r"^(?:ghi chu|chu y|luu y|khuyen cao|nha san xuat|trong do$|vi du|thi du|thong so|bang\b|pha\b|cach pha"
               r"|thoi gian|toc do|nong do|phac do|lieu phap|dung lieu|dung lieu phap|che do|theo doi|tan suat"
               r"|kiem tra|xet nghiem|dinh luong|cach (?:chuyen|thay|doi|ngung))"
-              r"|(?:nhu sau|bang sau|lieu sau|sau day|duoi day)$",
+              r"|(?:nhu sau|bang sau|lieu sau|sau day|duoi day|nghia la|\bnhu)$|^trong (?:\w+ ){0,3}truong hop\b",
               sets="nothing: a remark or a how-to heading"),
-    LabelRule("dose_kind", "kind", r"^lieu |\btoi da\b", sets="the dose kind of its statement"),
+    # "liều" (a dose) and "liệu" ("liệu pháp", "hóa trị liệu") fold to one word: dose words are read as printed
+    LabelRule("dose_kind", "kind", r"(?i)^liều |\btối đa\b", printed=True, sets="the dose kind of its statement"),
+    LabelRule("howto_group", "group", r"^(?:huong dan|(?:dieu|hieu) chinh lieu|cach (?:dieu chinh|dung))\b",
+              when="group", sets="group only: how to dose a group (\"Hướng dẫn điều chỉnh liều cho trẻ em ...\")"),
+    LabelRule("purpose", "indication", r"^de (?!pha\b|hoa tan\b|pha loang\b|tranh\b|han che\b|thay the\b)\w+", when="no_group",
+              sets="indication: what the doses below are for (\"Để giảm đau, dùng dạng tiêm hoặc uống\"), and routes"),
+    LabelRule("condition_group", "group", r"^(?:neu|khi|trong truong hop)\b", when="group",
+              sets="group only: a case of the indication above for a group (\"Nếu nhiễm lan tỏa ở người lớn, thiếu niên\")"),
     LabelRule("group_and_route", "group", None, when="group+route", sets="group, age/weight band and route"),
     LabelRule("group", "group", None, when="group",
               sets="group and its age/weight band (an indication when other words remain)"),
     LabelRule("route", "route", None, when="route", sets="route"),
     LabelRule("condition", "note", r"^(?:neu|o|khi|hoac)\b|^(?:trong|tu|sau) (?:\w+ ){0,2}(?:ngay|tuan|gio|thang)\b"
-              r"|^(?:vien|dang|che pham|hon dich)\b|^dung tai cho$|\blieu\b",
-              sets="nothing: a condition, a formulation or a dose remark within the indication above"),
+              r"|^(?:vien|dang|che pham|hon dich)\b|^dung tai cho$",
+              sets="nothing: a condition or a formulation within the indication above"),
+    LabelRule("dose_remark", "note", r"(?i)\bliều\b", printed=True,
+              sets="nothing: a remark on the dose within the indication above (\"liều\" as printed, not \"liệu\")"),
     LabelRule("sentence", "note", r"^(?:phai|can|nen|khong (?:nen|duoc|can)|co the|chi nen)\b",
               sets="nothing: a sentence (it opens on a verb of obligation), not an indication"),
     LabelRule("indication", "indication", None, sets="indication (the label's words as printed)"),
@@ -113,9 +126,10 @@ def is_glossary(words: str) -> bool:
 
 def match_label(words: str) -> LabelRule | None:
     """The first rule a label's words match by pattern alone (field conditions left out), or None."""
-    folded = fold(words.strip().rstrip(":"))
+    words = words.strip().rstrip(":")
+    folded = fold(words)
     return next((r for r in RULES if r.pattern is not None and r.kind != "glossary"
-                 and re.search(r.pattern, folded)), None)
+                 and re.search(r.pattern, words if r.printed else folded)), None)
 
 
 def table() -> list[str]:

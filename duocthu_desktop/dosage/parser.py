@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.dosage import labels, reading
@@ -36,6 +37,18 @@ _RENAL_DISEASE = re.compile(next(r.pattern for r in labels.RULES if r.name == "r
 _SEVERITY = re.compile(labels.SEVERITY)
 # printed labels a question may name, kept among a row's headings for their paragraph (they state no field)
 _REGIMEN_OR_SEVERITY = re.compile(r"^phac do\b|" + labels.PHASE + "|" + labels.SEVERITY)
+# Words with no Vietnamese letter ("Epoetin alpha", "Epoetin zeta"), one of them no Vietnamese syllable: names of
+# products or agents, not of a disease ("Ho khan" is Vietnamese without diacritics).
+_NAME_ONLY = re.compile(r"[A-Za-z][a-z]+(?:[ -][A-Za-z][a-z]*)*")
+_SYLLABLE = re.compile(r"(?:ngh|ch|gh|gi|kh|ng|nh|ph|qu|th|tr|[bcdghklmnprstvx])?[aeiouy]{1,3}(?:ch|ng|nh|[cmnpt])?")
+
+
+def _names_only(label: str) -> bool:
+    words = label.strip()
+    return bool(_NAME_ONLY.fullmatch(words)) and any(not _SYLLABLE.fullmatch(w) for w in re.split(r"[ -]", words.lower()))
+# "Khi tiêm tĩnh mạch gián đoạn:", "Nếu tiêm dưới da sâu:": a route as the condition of one paragraph's remark, not
+# a heading of the paragraphs after it
+_WHEN_ROUTE = re.compile(r"^(?:khi|neu|trong khi|luc)\b")
 # "Với trường hợp X:", "Trong trường hợp X:": a case within its paragraph.
 _CASE = re.compile(r"^(?:voi|trong|doi voi) truong hop\b")
 _GROUP_FIRST = re.compile(r"^(?:o |cho |doi voi )?(?:nguoi|tre|so sinh|benh nhi|phu nu|thieu nien|nhu nhi|\d)")
@@ -49,17 +62,20 @@ _MAX = re.compile(r"^(?:lieu (?:\w+ ){0,3})?(?:toi da|cao nhat|khong (?:duoc )?(
 _MAX_LABEL = re.compile(r"\btoi da\b")
 # "Không dùng liều tấn công", "Nếu không đáp ứng với liều đầu tiên, ...": a loading dose named, not given.
 _NOT_THIS = re.compile(r"(?:khong(?: \w+)?|voi|sau|cua|tranh)\s*$")
-_LOADING = re.compile(r"\blieu (?:nap|tan cong|dau tien)\b")
+# ("Tiêm tĩnh mạch đầu tiên 1 liều 5 000 đvqt ..., sau đó truyền ...": first a dose of, then the regimen)
+_LOADING = re.compile(r"\blieu (?:nap|tan cong|dau tien)\b|\bdau tien (?:mot|1) lieu\b")
 _ADJUST = re.compile(
     r"\b(?:giam lieu|dieu chinh lieu|gian (?:rong )?khoang|noi rong|giam \w+ lieu|thay doi|bo sung|lieu thap"
     r"|lieu cao hon|lieu \w+ hon)\b"
 )
 # Words of a group label that say nothing beyond the group and its band: what is left names an indication.
 _BAND_WORDS = frozenset(
-    "va o cho ke ca benh nhan nguoi em nho tre lon cao tuoi so sinh hoac thieu nien nhu nhi gia tren duoi tu den"
-    " toi kg tuan thang ngay nam thai chinh theo can nang thieu thang hon tro len con bu mang co phu nu"
+    "va o cho ke ca benh nhan nguoi em nho tre lon cao tuoi so sinh hoac nien nhu nhi gia tren duoi tu den"
+    " toi kg tuan thang ngay nam thai chinh theo can nang thang hon tro len con bu mang co phu nu"
     " clcr ml phut do thanh thai creatinin suy than gan chuc nang giam tinh sau khi tat kinh".split()
 )
+# "thiếu" names a group only in "thiếu niên", "thiếu tháng" ("Thiếu máu ở trẻ sơ sinh thiếu tháng" is an indication)
+_BAND_PHRASES = re.compile(r"\bthieu (?:nien|thang)\b")
 OWN_ROUTE_WINDOW = 8  # a sentence names its own route within its first words ("Liều uống thường dùng là ...")
 _ROUTE_WORDS = frozenset(
     w for name in ROUTE_NAMES.values() for w in fold(name).split()
@@ -95,14 +111,26 @@ class Level:
     soft: bool = False  # a label opening a paragraph of remarks ("Trẻ em: Kinh nghiệm ... còn hạn chế.")
     below: tuple[str, ...] = ()  # the headings it nests under: a heading's siblings nest under the same ones
     held: set[str] = field(default_factory=set)  # a group heading's block so far: "text" and/or "labels"
+    ceiling: bool = False  # a maximum's heading ("Liều tối đa cho người lớn:"): its statements are ceilings
 
 
 def read_fields(text: str, *, label: bool = False) -> Fields:
-    """The fields one label or one statement's opening words state."""
+    """The fields one label or one statement's opening words state (a fresh copy: callers change it)."""
+    return _copy(_read_fields(text, label))
+
+
+def _copy(f: Fields) -> Fields:
+    return replace(f, routes=list(f.routes))  # the bounds are not changed in place, the route list may be
+
+
+@lru_cache(maxsize=8192)
+def _read_fields(text: str, label: bool) -> Fields:
     f = Fields(routes=routes_in(text), age=age_in(text, label), weight=weight_in(text), renal=renal_in(text, label))
     pops = populations_in(_group_part(text) if label else text)
-    if f.age is not None and f.age.gestational:
-        pops = (pops - {"tre_em"}) | {"so_sinh"}
+    if f.age is not None and (f.age.gestational or (pops == {"tre_em"} and _neonatal(f.age))):
+        pops = (pops - {"tre_em"}) | {"so_sinh"}  # "Trẻ 7 đến 28 ngày tuổi": a neonate by its age
+    elif f.age is not None and pops == {"so_sinh"} and (f.age.years()[1] or 0) > 1:
+        pops = {"tre_em"}  # "Trẻ sơ sinh cho đến 12 tuổi": children from birth up to the bound
     together = _TOGETHER.search(fold(text))
     if pops == {"nguoi_lon", "tre_em"} and together and (
         "thieu nien" in together.group(0) or (f.age is not None and f.age.min is not None and f.age.max is None)
@@ -117,14 +145,31 @@ def read_fields(text: str, *, label: bool = False) -> Fields:
             f.age_only = True
         elif lo is not None and lo >= 60:
             f.population = "nguoi_cao_tuoi"  # "Bệnh nhân trên 60 tuổi": the book's elderly
-        elif lo is not None and lo >= 18:
-            f.population = "nguoi_lon"
+        elif lo is not None and (lo >= 18 or (lo >= 12 and hi is not None and hi > 18)):
+            f.population = "nguoi_lon"  # "Người bệnh từ 16 - 64 tuổi": a band of adults (and the oldest children)
     if f.renal is None and names_renal(_LIKE_RENAL.sub(" ", fold(text))):
         f.renal = RenalBand()
     f.hepatic = names_hepatic(text)
-    if label and (f.renal is not None or f.hepatic) and re.search(r"\b(?:va|hoac)\b|,", fold(text)):
+    if label and (f.renal is not None or f.hepatic) and f.population is not None and _EITHER.search(
+            _between_group_and_organ(fold(text))):
         f.population = None  # "Người suy thận và người cao tuổi", "Trên bệnh nhân cao tuổi, bệnh nhân suy gan": either
     return f
+
+
+_EITHER = re.compile(r"\b(?:va|hoac)\b|,")
+_ORGAN_WORDS = re.compile(r"\b(?:suy|chuc nang|than|gan|clcr|thanh thai|tham phan|tham tach|loc mau|chay than)\b")
+_GROUP_WORDS = re.compile(r"\b(?:nguoi lon|tre|so sinh|cao tuoi|nguoi gia|thieu nien|nhu nhi|mang thai|cho con bu)\b")
+
+
+def _between_group_and_organ(folded: str) -> str:
+    """The words between where a label names its group and where it names an impaired organ: a "và"/"hoặc" there
+    joins two groups ("Người cao tuổi và người suy thận"); one inside the organ's words does not ("Người lớn đang
+    thẩm tách máu hoặc chuẩn bị thẩm tách máu")."""
+    group, organ = _GROUP_WORDS.search(folded), _ORGAN_WORDS.search(folded)
+    if group is None or organ is None:
+        return folded
+    a, b = sorted([group, organ], key=lambda m: m.start())
+    return folded[a.end() : b.start()]
 
 
 # "Liều như người suy thận", "Giống như đối với người < 50 kg hoặc có chức năng thận suy giảm": a dose given by
@@ -147,6 +192,12 @@ def _group_part(label: str) -> str:
 
 def classify_rule(words: str) -> tuple[str, Fields, labels.LabelRule]:
     """What a label is (labels.RULES, first rule that holds) and the fields its words state."""
+    kind, f, rule = _classify_rule(words)
+    return kind, _copy(f), rule
+
+
+@lru_cache(maxsize=8192)
+def _classify_rule(words: str) -> tuple[str, Fields, labels.LabelRule]:
     words = words.strip().rstrip(":").strip()
     f = read_fields(words, label=True)
     facts = labels.stated(group=f.has_group, route=bool(f.routes), renal=f.renal is not None, hepatic=f.hepatic)
@@ -155,12 +206,15 @@ def classify_rule(words: str) -> tuple[str, Fields, labels.LabelRule]:
     folded = fold(head)
     rule = labels.first_rule(head, folded, facts)
     kind = rule.kind
+    band_free = _BAND_PHRASES.sub(" ", folded)
     if rule.name == "group" and not (
-        sum(1 for w in re.findall(r"[a-z]+", folded) if w not in _BAND_WORDS) < 2 or _GROUP_FIRST.match(folded)
+        sum(1 for w in re.findall(r"[a-z]+", band_free) if w not in _BAND_WORDS) < 2 or _GROUP_FIRST.match(folded)
     ):
         kind = "indication"  # an indication that names its group ("Điều trị tăng huyết áp ở trẻ em")
     if kind == "indication":
         f.indication = words
+        if rule.name == "purpose":
+            f.indication = words.split(",")[0].strip()  # "Để giảm đau": the purpose, not how it is given
     return kind, f, rule
 
 
@@ -190,6 +244,8 @@ def _standalone_heading(text: str, start: int, end: int) -> bool:
     line = text[start:end].strip()
     if not line or not line[0].isupper():
         return False
+    if re.match(r"\S{1,8} là\s", line):
+        return False  # "Ccr là nồng độ creatinin huyết thanh (micromol/lít)": a formula's symbol explained
     if line.endswith(":") and not re.search(r"[.!?;]\s", line):
         return True  # a list of indications or an intro that runs over lines, ending in ":"
     # ("... Xem mục chống chỉ định. Uống:" is a sentence, then a heading: not one heading)
@@ -369,8 +425,9 @@ class SectionReader:
         if kind == "group" and _is_organ(f):
             self._leave_inline_indications()
             if not inline:
-                # an impaired organ's heading on its own line is the drug's band, under no indication
-                self.stack = [lv for lv in self.stack if lv.dim != "indication"]
+                # an impaired organ's heading on its own line is the drug's band, under no indication (but a
+                # kidney disease the drug treats stays: its dialysis groups are groups of that indication)
+                self.stack = [lv for lv in self.stack if lv.dim != "indication" or _treats_kidneys(lv)]
         if kind == "group" and _is_organ(f) and _ORGAN_RULE.search(fold(words)):
             # "Đối với người suy thận, phải giảm liều theo ...:": a rule for the drug, not for the indication or
             # the labelled group whose paragraph it ends; only the section's own group headings stay above it
@@ -380,15 +437,38 @@ class SectionReader:
             group = Fields(population=f.population, age=f.age, weight=f.weight)
             self.push("group", words, group, inline, paragraph_only)
             f = replace(f, population=None, age=None, weight=None)
+        if kind == "kind" and not inline and f.has_group and _MAX_LABEL.search(fold(words)):
+            # "Liều tối đa cho người lớn 16 - 64 tuổi 50 kg, chức năng thận bình thường:" alone on its line: a group
+            # heading whose statements are ceilings, until the next group heading
+            self.push("group", words, _group_only(f), inline=False)
+            self.stack[-1].ceiling = True
+            return
+        if kind == "indication" and not inline and not paragraph_only and not soft:
+            # a heading alone on its line ends the narrower group a label opening a paragraph of remarks named
+            # ("Người cao tuổi: Bệnh nhân trên 60 tuổi ... có thể cần dùng liều thấp hơn.", then "Chống đông trong
+            # truyền máu:"); the adults, whose doses the book prints unlabelled, stay
+            self.stack = [lv for lv in self.stack
+                          if not (lv.dim == "group" and lv.soft and lv.fields.population != "nguoi_lon")]
+        if kind == "indication" and f.routes and not inline and not paragraph_only:
+            # "Để giảm đau, dùng dạng tiêm hoặc uống:": an indication heading and a route heading under it, so a
+            # later route heading ("Uống:") replaces the routes and the groups under them, not the indication
+            self.push(kind, words, replace(f, routes=[]), inline, paragraph_only)
+            kind, f = "route", Fields(routes=f.routes)
         self.push(kind, words, f, inline, paragraph_only)
         if soft:
             for lv in self.stack[-2:]:
                 lv.soft = lv.soft or lv.label == words
 
+    def _indication_heading(self) -> bool:
+        """An indication heading alone on its line holds here (not a label that opened a statement)."""
+        return any(lv.dim == "indication" and not lv.inline and not lv.soft and not lv.paragraph_only
+                   for lv in self.stack)
+
     def _leave_inline_indications(self) -> None:
         """An impaired organ's band ("Đối với suy thận:", a renal table) is the drug's, not the indication a label
         opened a paragraph with above it ("Cấp cứu: 12,5 - 25 mg/lần ..."); headings alone on their line stay."""
-        self.stack = [lv for lv in self.stack if not (lv.dim == "indication" and (lv.inline or lv.soft))]
+        self.stack = [lv for lv in self.stack
+                      if not (lv.dim == "indication" and (lv.inline or lv.soft) and not _treats_kidneys(lv))]
 
     def _piece(self, chunk: Chunk, piece: reading.Piece, carry: Fields, at_end: bool, first: bool) -> Fields:
         text = chunk.text
@@ -403,6 +483,11 @@ class SectionReader:
         # a label opening a paragraph whose own sentence gives no dose heads what follows, like a heading; so
         # does a label whose statement ends the paragraph with ":" (it introduces the lines below)
         as_heading = heading_only or (first and not doses) or (at_end and not doses and body.rstrip().endswith(":"))
+        # a group label opening a paragraph's last sentence, with no dose ("... trong 7 - 14 ngày. Trẻ em: Trên 1
+        # tuổi, dùng đường uống."): a group heading the extractor glued to the paragraph, with the band its words add
+        glued = (at_end and not first and not doses and bool(piece.labels)
+                 and classify(piece.labels[0].text)[0] == "group" and not _is_organ(classify(piece.labels[0].text)[1]))
+        as_heading = as_heading or glued
         kind_label = None
         label_fields = Fields()
         label_routes: list[str] = []
@@ -416,11 +501,21 @@ class SectionReader:
             kind, f = classify(lab.text)
             if heading_only:
                 kind = _heading_kind(kind, lab.text, f)
+            if kind == "indication" and labelled_indication:
+                # "Dự phòng viêm nội tâm mạc nhiễm khuẩn: Để thay thế amoxicilin ... cho người bị dị ứng penicilin:
+                # 1 liều ...": a second label of words describes the indication the first one named
+                continue
+            if glued and kind == "group" and not f.age and not f.weight:
+                f = _overlay(f, _group_only(read_fields(_head(body))))
             generic_label = generic_label or kind == "generic"
             label_routes += [r for r in f.routes if r not in label_routes and not (kind == "note" and r == "other")]
-            if kind == "generic" and not (first or heading_only):
-                continue  # "...: Liều thường dùng: 25 mg" inside a statement names its dose, it starts nothing
-            if kind == "kind":
+            if kind == "generic" and not (as_heading or heading_only):
+                # "...: Liều thường dùng: 25 mg" inside a statement, or opening one that gives its dose under a
+                # group heading ("Trẻ em:" / "Liều thường dùng: 25 - 100 mg/kg ngày"), names its dose: it starts nothing
+                continue
+            if kind == "kind" and heading_only and f.has_group and _MAX_LABEL.search(fold(lab.text)):
+                self._heading(kind, lab.text, f, inline=False)  # a maximum's group heading ending the paragraph
+            elif kind == "kind":
                 kind_label = lab.text
                 label_fields = _overlay(label_fields, f)
             elif kind == "group" and not as_heading and _is_band(f) and not _is_organ(f) and not f.indication:
@@ -434,8 +529,25 @@ class SectionReader:
                                       and (_is_organ(lv.fields) or _other_group(lv.fields, f)))]
             else:
                 # an indication opening a later sentence, a route item of a list: for this paragraph only
+                if kind == "indication" and first:
+                    # "Suy gan nhẹ và vừa: ..." then "Người chuyển hóa chậm CYP2C19: ...": the organ's label held
+                    # for its own paragraph's statements, not for a new topic's
+                    self.stack = [lv for lv in self.stack if not (lv.dim == "group" and lv.inline and _is_organ(lv.fields)
+                                                                  and lv.piece != self.piece_no)]
                 only = (kind == "indication" and _CASE.match(fold(lab.text)) is not None) or (
-                    kind == "route" and self.lists_routes()) or (not as_heading and kind == "indication" and not first)
+                    kind == "route" and (self.lists_routes() or _WHEN_ROUTE.match(fold(lab.text)) is not None)) or (
+                    not as_heading and kind == "indication" and not first) or (
+                    # "... mong muốn. Người bệnh đang thẩm tách qua màng bụng: Có thể dùng ...": an impaired organ
+                    # named by a label opening a later sentence is that sentence's paragraph's, not the next ones'
+                    not as_heading and kind == "group" and _is_organ(f) and not first)
+                if (kind == "indication" and as_heading and not heading_only and not glued and not f.has_group
+                        and self._indication_heading() and _names_only(lab.text)):
+                    # "Epoetin alpha: Có thể tiêm dưới da ...", under "Thiếu máu ở người bệnh suy thận mạn tính:": a
+                    # label of names only (no Vietnamese word) opening a paragraph with no dose names a product or
+                    # an agent within the indication heading above, not a new indication
+                    self.push("qualifier", lab.text, Fields(), inline=False)
+                    self.stack[-1].soft = True
+                    continue
                 self._heading(kind, lab.text, f, inline=not as_heading, paragraph_only=only,
                               soft=as_heading and not heading_only)
                 if kind == "note" and _REGIMEN_OR_SEVERITY.match(fold(lab.text)):
@@ -460,7 +572,7 @@ class SectionReader:
             words = _head(intro).rstrip().rstrip(":")
             kind, f = classify(words)
             kind = _heading_kind(kind, words, f)
-            if kind in ("group", "route"):
+            if kind in ("group", "route") or (kind == "kind" and f.has_group):
                 self._heading(kind, intro.strip().rstrip(":"), f, inline=False)
         if not doses and generic_label and routes_in(body, window=2):
             # "Cách dùng: Uống thuốc trước ăn 1 giờ.": the route the whole section is given by
@@ -477,9 +589,10 @@ class SectionReader:
             tail = _trailing_group(body)
             own = replace(own, population=tail.population, age=tail.age, weight=tail.weight)
         own.routes = _own_routes(body, doses or bool(label_routes))
-        if not labelled_indication:
-            own.indication = own_indication(body)
         inherited = self.inherited()
+        if not labelled_indication and not self._indication_heading():
+            # an indication is a heading the book prints; a sentence names its own only where no heading does
+            own.indication = own_indication(body)
         if doses and not own.routes and not label_routes and not (carry.routes or inherited.routes):
             own.routes = routes_in(body)  # no route above: one the statement names anywhere ("..., ngày uống 3 lần")
         new_carry = carry
@@ -492,6 +605,8 @@ class SectionReader:
             new_carry = replace(new_carry, routes=routes)
         fields = _overlay(_overlay(inherited, new_carry), Fields(hepatic=own.hepatic))
         start = piece.labels[0].start if piece.labels else piece.body_start
+        if kind_label is None:
+            kind_label = next((lv.label for lv in self.stack if lv.ceiling), None)
         self.rows.append(self._row(chunk, start, piece.end, fields, body, kind_label))
         # what a sentence with no dose says of itself (a warning, a general remark) is not carried on
         if not doses and not label_fields.has_group and not label_fields.renal and not own.indication:
@@ -529,6 +644,12 @@ class SectionReader:
             "dose" if reading.gives_dose(chunk.text) else "instruction")
         row = self._row(chunk, 0, len(chunk.text), f, chunk.text, None, kind)
         self.rows.append(row.model_copy(update={"quarantined": True}))
+
+
+def _treats_kidneys(level: Level) -> bool:
+    """An indication that names the kidney disease the drug treats ("Thiếu máu ở người bệnh suy thận mạn tính"):
+    the dialysis and renal groups printed under it are groups of that indication, not the drug's renal bands."""
+    return level.dim == "indication" and _RENAL_DISEASE.search(fold(level.label)) is not None
 
 
 def _other_group(above: Fields, band: Fields) -> bool:
@@ -585,6 +706,10 @@ def _trailing_group(body: str) -> Fields:
     tail = re.split(r"[;.]", tail, maxsplit=1)[0]
     m = _FOR_WHOM.match(tail)
     if m is None:
+        return Fields()
+    if read_fields(body[: found[-1].start()]).has_group:
+        # "... 1 000 mg/ngày cho trẻ em từ 12 đến 15 tuổi và 1 200 mg cho người bệnh trên 15 tuổi": each dose has
+        # its group; the sentence is for both, not for the last one named
         return Fields()
     return _group_only(read_fields(tail[m.end() :]))
 
@@ -677,11 +802,13 @@ _DISEASE = (r"(?:viêm|nhiễm|bệnh|phù|suy (?!thận|gan)|tăng|hạ|loét|�
             r"|nhồi máu|rối loạn|lậu|giang mai|lao|sốc|cơn)\b")
 # An indication a sentence names in its own words: "để điều trị X", "Trong X, ..." (not "Trong khi", "Trong
 # trường hợp", "Trong vòng" ...).
-_FOR_WHAT = re.compile(r"(?<!\w)để (?:điều trị|dự phòng|phòng|chữa)(?: bổ trợ)?(?: (?:và|hoặc) (?:điều trị|dự phòng|phòng|chữa))?"
+_FOR_WHAT = re.compile(r"(?<!\w)để (?:điều trị|dự phòng|phòng ngừa|phòng|chữa)(?: bổ trợ| ngắn hạn| dài hạn)?"
+                       r"(?: (?:và|hoặc) (?:điều trị|dự phòng|phòng ngừa|phòng|chữa))?"
                        r" (?!cho\b)([^,.;:()]+?)(?= (?:dùng|tiêm|uống|truyền|với liều|liều)\b|[,.;:()]|$)", re.I)
 # "để dự phòng và điều trị X", "để điều trị X dùng ... 250 mg": what is treated ends where how it is given begins
 _IN_WHAT = re.compile(
-    r"^trong (?!(?:khi|trường hợp|mọi|vòng|thời gian|quá trình|đó|các trường hợp|số|ngày|tuần|giờ|lúc)\b)"
+    r"^trong (?!(?:khi|trường hợp|mọi|vòng|thời gian|quá trình|đó|các trường hợp|số|ngày|tuần|giờ|lúc"
+    r"|(?:đại )?đa số|phần lớn|hầu hết|một số|nhiều)\b)(?![^,]*trường hợp)"
     r"([^,.;:()]{3,80}),", re.I,
 )
 # A sentence that only names what is treated: "Điều trị nhiễm khuẩn tái phát." (no
@@ -710,7 +837,14 @@ def own_indication(body: str) -> str | None:
     if m is None:
         return None
     words = _GROUP_TAIL.sub("", m.group(1)).strip()
+    words = re.sub(r"\s+(?:nếu|khi) cần(?: thiết)?$", "", words, flags=re.I)
+    words = re.split(r"\s(?:vì|nhưng|mà|nên)\s", words, maxsplit=1)[0]  # "nhiễm Candida vì bệnh dễ ...": the reason
+    if _PHASE_WORDS.match(fold(words)):
+        return None  # "... để điều trị duy trì": the maintenance phase of the regimen, not what is treated
     return words if len(words.split()) >= 2 else None
+
+
+_PHASE_WORDS = re.compile(r"^(?:duy tri|tan cong|cung co|ban dau|khoi dau)$")
 
 
 def _is_organ(f: Fields) -> bool:
@@ -793,6 +927,10 @@ def _compatible(population: str | None, top: Fields) -> str | None:
     return population
 
 
+# "Không khuyến cáo sử dụng liều trên 300 microgam/kg/phút": a ceiling said as what not to give
+_NOT_ABOVE = re.compile(r"\bkhong (?:nen |duoc )?(?:khuyen cao|dung|su dung|vuot)[^.;]{0,25}\blieu (?:tren|cao hon|vuot qua)\b")
+
+
 def _kind(body: str, kind_label: str | None, f: Fields) -> str:
     folded = fold(body).strip()
     label = fold(kind_label or "")
@@ -800,7 +938,10 @@ def _kind(body: str, kind_label: str | None, f: Fields) -> str:
     loading = _LOADING.search(fold(_head(body)))
     if _LOADING.search(label) or (loading and not _NOT_THIS.search(fold(_head(body))[: loading.start()])):
         return "loading_dose"
-    if _MAX_LABEL.search(label) or _MAX.match(folded) or reading.only_ceilings(body) or _lifted_to(body):
+    if reading.prepares(body) or reading.prepares(kind_label or "", label=True) or reading.equivalence(body):
+        return "instruction"  # the amounts of making the solution up or of a salt's equivalence, not of dosing
+    if (_MAX_LABEL.search(label) or _MAX.match(folded) or reading.only_ceilings(body) or _lifted_to(body)
+            or _NOT_ABOVE.search(folded)):
         return "max_dose"
     impaired = f.hepatic or (f.renal is not None and not _RENAL_DISEASE.search(fold(f.indication or "")))
     if impaired and (doses or _ADJUST.search(folded)):

@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from duocthu_desktop.text import fold
+
 # A dose amount: where the description of a group ends and its dose begins.
 DOSE = re.compile(
     r"\d+(?:,\d+)?\s*(?:mg|g|microgam|mcg|µg|ml(?!\s*/\s*ph)|đơn vị|đvqt|đv|UI|IU|viên|giọt|mmol|%)(?!\w)"
@@ -29,7 +31,17 @@ _FREQUENCY = re.compile(
     re.I,
 )
 # A dose given by reference to another group's dose ("Liều như người lớn", "dùng 1/2 liều người lớn").
-_REFERENCE = re.compile(r"liều\s+(?:như|bằng)\s|\d+\s*/\s*\d+\s+liều\s|\d+\s*%\s+liều\s", re.I)
+# ("Liều dùng như người lớn", "1 liều thường dùng cho sau thẩm phân", "Giống như đối với người < 50 kg",
+# "Áp dụng chế độ liều và cách dùng giống như ...")
+_REFERENCE = re.compile(
+    r"liều(?:\s+(?:dùng|thường dùng|thông thường|tiêm|uống|truyền))?\s+(?:như|bằng|giống như|tương tự(?: như)?)\s"
+    r"|\d+\s*/\s*\d+\s+liều\s|\d+\s*%\s+liều\s|\b\d+\s+liều\s+(?:thường dùng|thông thường|bình thường)\b"
+    r"|^\s*(?:giống|tương tự)(?:\s+như)?\s+(?:đối với|ở|cho|với)\s|chế độ liều[^.;]{0,30}\s(?:giống như|tương tự)\s"
+    # a dose said as a change of the one above ("cần giảm liều khoảng 25 - 50%", "lúc đầu dùng ½ liều")
+    r"|(?:giảm|tăng|điều chỉnh)(?: \w+){0,2} liều[^.;()]{0,25}?\d+(?:,\d+)?(?:\s*-\s*\d+(?:,\d+)?)?\s*%"
+    r"|(?<!\w)(?:½|1/2|một nửa)\s+liều\b",
+    re.I,
+)
 _PARENS = re.compile(r"\([^()]*\)")
 _MODAL = re.compile(r"\b(?:nên|phải|cần|có thể|được|dùng|chỉ định)\b", re.I)
 _REGIMEN_NAME = re.compile(r"phác đồ\s*$", re.I)  # "theo phác đồ 1 lần/ngày" names a regimen, gives no dose
@@ -38,19 +50,26 @@ _CONTENT_BEFORE = re.compile(r"(?:chứa|(?<!tăng )thêm|vào)\s+(?:\d+(?:,\d+)
 _CONTENT_AFTER = re.compile(r"\s*(?:\w+\s+){0,2}?(?:nước|dung dịch|dung môi|được pha|tương đương)\b", re.I)
 
 
+# An amount per hour or minute is the dose of a statement that opens on its route or on "liều" ("Truyền tĩnh mạch
+# 0,5 đvqt/giờ.", "Liều duy trì thông thường từ 50 - 150 microgam/phút."), not of one about how fast to give it.
+_PER_TIME = re.compile(r"\s*/\s*(?:giờ|phút|h)(?!\w)", re.I)
+_RATE_DOSE = re.compile(r"^\s*(?:(?:tiêm|truyền)(?: nhỏ giọt| liên tục)?(?: tĩnh mạch)?(?: liên tục)?|liều)\b", re.I)
+_SPEED = re.compile(r"tốc độ|tiêm chậm|truyền chậm|trong (?:ít nhất )?\d+", re.I)
 _DROPS = re.compile(r"giọt$", re.I)  # "1 giọt dung dịch 0,25%": drops of a solution are the amount given
 
-_CEILING = re.compile(
-    r"(?:tối đa|cao nhất|không (?:được )?(?:\w+ )?(?:vượt )?quá|vượt quá)(?:\s+(?:là|\w+))?\s*$", re.I
+_CEILING = re.compile(  # ("không nên dùng quá 4,5 mg/kg")
+    r"(?:tối đa|cao nhất|không (?:được |nên )?(?:\w+ ){0,2}(?:vượt )?quá|vượt quá)(?:\s+(?:là|\w+))?\s*$", re.I
 )
 
 
 def _amounts(text: str) -> list[re.Match[str]]:
     """The amounts and frequencies a statement gives, outside brackets: not a concentration or a rate."""
     bare = _PARENS.sub(lambda m: " " * len(m.group(0)), text)
+    rate_doses = _RATE_DOSE.match(bare) is not None and not _SPEED.search(bare)
     found = [m for m in DOSE.finditer(bare)
              if not m.group(0).endswith("%")
-             and not _NOT_AMOUNT_AFTER.match(bare, m.end())
+             and not (_NOT_AMOUNT_AFTER.match(bare, m.end())
+                      and not (rate_doses and _PER_TIME.match(bare, m.end())))
              and not _CONTENT_BEFORE.search(bare[max(0, m.start() - 12) : m.start()])
              and (not _CONTENT_AFTER.match(bare, m.end()) or _DROPS.search(m.group(0)))]
     found += [m for m in _FREQUENCY.finditer(bare) if not _REGIMEN_NAME.search(bare[max(0, m.start() - 20) : m.start()])]
@@ -84,7 +103,32 @@ def only_ceilings(text: str) -> bool:
     return all(_CEILING.search(text[max(0, m.start() - 30) : m.start()]) for m in found)
 
 
-_LABEL = re.compile(r"[ \t]*([^\s:;.!?](?:[^:;.!?\n]|\n(?=[a-zà-ỹđ])){0,150}?)[ \t]*:(?=\s|$|\()")
+# "Để pha dung dịch ... cho thêm 2 ml nước", "Thêm lượng nước thích hợp vào lọ thuốc ...", "Giai đoạn 1: Hòa tan bột
+# ...": making the solution up, whose amounts are not doses
+_PREPARE = re.compile(r"(?:^|:\s)(?:(?:de|sau khi) )?(?:pha|hoa tan|pha loang)\b|(?:^|:\s)them (?:\w+ ){0,3}(?:nuoc|dung moi)\b"
+                      r"|(?:^|:\s)the tich (?:\w+ ){0,2}them\b")
+# "12,8 mg escitalopram oxalat tương đương 10 mg escitalopram", "1,09 g cloxacilin natri tương đương với 1,00 g
+# cloxacilin": how much salt makes the base, not a dose
+_EQUIVALENCE = re.compile(r"\d\s*(?:mg|g|microgam)\s+[^\d.;:]{2,60}?\s+tương đương(?: với)?\s+(?:khoảng\s+)?\d", re.I)
+
+
+def equivalence(text: str) -> bool:
+    """A statement of how much of a salt equals the base, whose amounts are not doses."""
+    return _EQUIVALENCE.search(text) is not None
+
+
+_PREPARE_LABEL = re.compile(r"\bde pha\b|^(?:pha|cach pha|hoa tan)\b|\bthe tich them\b|\bde (?:co|duoc) dung dich\b")
+
+
+def prepares(text: str, label: bool = False) -> bool:
+    """A statement (or, with `label`, the label before it) about making the solution up, not about a dose."""
+    folded = fold(text).strip()
+    return bool((_PREPARE_LABEL if label else _PREPARE).search(folded)) or (
+        not label and bool(re.search(r"\bde pha\b[^:.]*:", folded)))
+
+
+# ("Bệnh lậu ... do N. gonorrhoeae, ...:": a full stop of an abbreviated genus, before a lower-case word, is in the label)
+_LABEL = re.compile(r"[ \t]*([^\s:;.!?](?:[^:;.!?\n]|(?<=\b[A-Z])\.(?= [a-z])|\n(?=[a-zà-ỹđ])){0,200}?)[ \t]*:(?=\s|$|\()")
 # A sentence ends at ".", "!" or "?" before a capital letter, a digit or an opening bracket.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZĐÀ-Ỹ0-9(])")
 _CLAUSE_END = re.compile(r";\s+(?=\S)")
@@ -136,6 +180,13 @@ def labels_at(text: str, pos: int, end: int) -> tuple[list[Label], int]:
         if m is None or DOSE.search(m.group(1)) or _opens_sentence_of_words(m.group(1)):
             break
         words = m.group(1)
+        glued = _GLUED_GROUP.search(words)
+        if glued is not None and not found:
+            # "Suy tim Người lớn:": a heading the extractor joined to the group label after it, two labels
+            found.append(Label(m.start(1), m.start(1) + glued.start(), words[: glued.start()].strip()))
+            found.append(Label(m.start(1) + glued.end(), m.end(), words[glued.end() :]))
+            pos = m.end()
+            continue
         if words.startswith("(") and found:
             # "(sau 3 lần tái phát/năm):" qualifies the label before it
             prev = found[-1]
@@ -146,6 +197,10 @@ def labels_at(text: str, pos: int, end: int) -> tuple[list[Label], int]:
     while pos < end and text[pos].isspace():
         pos += 1
     return found, pos
+
+
+# a capitalised group word after words of a heading ("Suy tim Người lớn"), not after a preposition or a comma
+_GLUED_GROUP = re.compile(r"(?<=[a-zà-ỹđ])\s+(?=(?:Người lớn|Người cao tuổi|Trẻ em|Trẻ sơ sinh|Sơ sinh)\b)")
 
 
 def _opens_sentence_of_words(words: str) -> bool:

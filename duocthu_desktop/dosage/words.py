@@ -5,6 +5,7 @@ it bounds, as typed values. Nothing here knows the section around the text.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from duocthu_desktop.dosage.rows import AgeBound, RenalBand, WeightBound
 from duocthu_desktop.text import fold
@@ -26,6 +27,8 @@ POPULATION_PATTERNS: list[tuple[re.Pattern[str], str]] = [
 _LIKE_GROUP = re.compile(
     r"\b(?:nhu|tuong tu|giong|bang)\s+(?:(?:lieu|o|cho|voi|doi voi)\s+)?(?:nguoi lon|tre em|tre)\b"
     r"|(?:\d+\s*/\s*\d+|vuot(?: qua)?|qua|hon)\s+lieu\s+(?:(?:o|cho|cua)\s+)?(?:nguoi lon|tre em|tre)\b"
+    # "Liều tối đa thấp hơn liều tối đa được khuyến cáo cho người lớn": a comparison with the adults' dose
+    r"|\b(?:thap|cao|it|nhieu) hon\b[^.;]{0,40}?\b(?:cho|o|cua)\s+(?:nguoi lon|tre em|tre)\b"
 )
 
 
@@ -59,11 +62,16 @@ _E = r"(?!\w)"
 ROUTE_PATTERNS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     # vascular access named for a dialysis circuit ("lọc máu động - tĩnh mạch"), not a route of giving
     (re.compile(_W + r"(?:động|tĩnh) (?:tĩnh mạch|động mạch)" + _E), ()),
+    # "đường tĩnh mạch" with no "tiêm"/"truyền": either; "nhỏ giọt (liên tục)" into a vein: an infusion
+    (re.compile(_W + r"tiêm (?:theo |qua |bằng )?đường tĩnh mạch" + _E), ("tiem_tinh_mach",)),
+    (re.compile(_W + r"truyền (?:theo |qua |bằng )?đường tĩnh mạch" + _E), ("truyen_tinh_mach",)),
+    (re.compile(_W + r"(?:tiêm )?tĩnh mạch nhỏ giọt|(?:tiêm )?nhỏ giọt (?:liên tục|tĩnh mạch)" + _E), ("truyen_tinh_mach",)),
+    (re.compile(_W + r"đường tĩnh mạch" + _E), ("tiem_tinh_mach", "truyen_tinh_mach")),
     (re.compile(_W + r"(?:khoang dưới màng nhện|(?:trong )?ống (?:tủy )?sống|nội tủy|(?:tiêm )?trong vỏ|não thất)"
                 + _E), ("tiem_noi_tuy",)),
     (re.compile(_W + r"(?:tiêm|truyền) hoặc (?:tiêm|truyền) tĩnh mạch" + _E), ("tiem_tinh_mach", "truyen_tinh_mach")),
-    (re.compile(_W + r"(?<!di )(?:(?:tiêm )?truyền(?! máu)(?: nhỏ giọt| nhanh| chậm)?(?:(?: vào)? tĩnh mạch)?|tiêm truyền)" + _E),
-     ("truyen_tinh_mach",)),  # not "di truyền" (genetic), nor "truyền máu" (a blood transfusion)
+    (re.compile(_W + r"(?<!di )(?:(?:tiêm )?truyền(?! máu| hồng cầu| tiểu cầu| huyết tương)(?: nhỏ giọt| nhanh| chậm)?(?:(?: vào)? tĩnh mạch)?|tiêm truyền)" + _E),
+     ("truyen_tinh_mach",)),  # not "di truyền" (genetic), nor "truyền máu/hồng cầu" (a transfusion)
     (re.compile(_W + r"(?:(?:tiêm )?tĩnh mạch|tiêm mạch)" + _E), ("tiem_tinh_mach",)),  # "tiêm mạch": short for it
     (re.compile(_W + r"(?:tiêm )?bắp(?: thịt)?" + _E), ("tiem_bap",)),
     (re.compile(_W + r"(?:tiêm )?dưới da" + _E), ("tiem_duoi_da",)),
@@ -75,7 +83,9 @@ ROUTE_PATTERNS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(_W + r"(?:hít|xịt|(?:dạng )?phun(?! sương))" + _E), ("hit",)),
     (re.compile(_W + r"(?:(?:thuốc )?(?:mỡ )?tra mắt|(?:thuốc )?mỡ mắt)" + _E), ("tra_mat",)),
     (re.compile(_W + r"nhỏ mắt" + _E), ("nho_mat",)),
-    (re.compile(_W + r"(?:nhỏ tai|dưới kết mạc|thể thủy tinh)" + _E), ("other",)),
+    # a patch ("dùng thuốc qua da", "miếng dán") is "other"; "can thiệp mạch vành qua da" is a procedure, no route
+    (re.compile(_W + r"(?:nhỏ tai|dưới kết mạc|thể thủy tinh|(?:dùng thuốc|dùng|thuốc|đường|hấp thu) qua da|miếng dán)"
+                + _E), ("other",)),
     (re.compile(_W + r"(?:bôi|dùng ngoài(?: da)?|thuốc mỡ|kem)" + _E), ("boi",)),
     (re.compile(_W + r"(?:uống|viên (?:nén|nang|bao|sủi|nhai|giải phóng))" + _E), ("uong",)),  # tablets are oral
     (re.compile(_W + r"tiêm(?! chủng| phòng| vắc)" + _E), ("other",)),  # an injection with no site named
@@ -103,9 +113,10 @@ FRAME_ROUTE_NAMES: dict[str, str] = {**ROUTE_NAMES, "tiem": "Tiêm", "xit": "X�
 _NEGATED = re.compile(r"(?:không|tránh|chớ|đừng)(?: thể| được| nên)*(?: dùng)?(?: đường)? $")
 
 
-_DISEASE_OF = re.compile(r"(?:viêm|nhiễm khuẩn|nhiễm trùng|nhiễm|tắc|huyết khối|ngứa|nứt|rò|loét) $")
+_DISEASE_OF = re.compile(r"(?:viêm|nhiễm khuẩn|nhiễm trùng|nhiễm|tắc|huyết khối|ngứa|nứt|rò|loét|suy|giãn|suy giãn) $")
 _OVER = re.compile(r" (?:quá|vượt)")
-_WHEN = re.compile(r"(?:sau|trước) khi $")
+# "1 giờ sau khi tiêm", "(sau khi đã tiêm)", "tiếp sau liệu pháp tiêm ban đầu": the injection before, not this dose's
+_WHEN = re.compile(r"(?:sau|trước) (?:khi(?: đã)?|liệu pháp|đợt) $")
 _JOINED = re.compile(r"\s*(?:,\s*)?(?:hoặc|và|hay|/)\s*(?:đường\s+)?")
 
 
@@ -113,6 +124,12 @@ def routes_in(text: str, window: int | None = None) -> list[str]:
     """Every route `text` names, in CONTRACT keys, in the order first named; a route ruled out ("không tiêm dưới
     da") is not named. "other" from a bare "tiêm" only when no other injection route is named. With `window`,
     only routes named within the first `window` words count (a sentence's route is named where it begins)."""
+    return list(_routes_in(text, window))  # a fresh list: callers extend it
+
+
+@lru_cache(maxsize=8192)
+def _routes_in(text: str, window: int | None) -> tuple[str, ...]:
+    """routes_in, once per text and window (the parser asks the same statement several times)."""
     low = " ".join(re.findall(r"\w+|[,/]", text.lower()))
     found: list[str] = []
     late: list[tuple[str, int, int]] = []  # named past the window: kept only as one more of a list begun in it
@@ -130,7 +147,7 @@ def routes_in(text: str, window: int | None = None) -> list[str]:
             ends.append(m.end())
             for key in keys:
                 bare = key == "other" and m.group(0) == "tiêm"
-                if bare and (found or _WHEN.search(low[max(0, m.start() - 12) : m.start()])):
+                if bare and (found or _WHEN.search(low[max(0, m.start() - 20) : m.start()])):
                     continue  # "tiêm" beside a named site, or a time ("1 giờ sau khi tiêm")
                 if key not in found:
                     found.append((key, m.start()))  # type: ignore[arg-type]
@@ -142,7 +159,7 @@ def routes_in(text: str, window: int | None = None) -> list[str]:
                 found.append((key, start))  # type: ignore[arg-type]
             ends.append(end)
     ordered = sorted({k: p for k, p in reversed(found)}.items(), key=lambda kv: kv[1])  # type: ignore[misc]
-    return [k for k, _ in ordered]
+    return tuple(k for k, _ in ordered)
 
 
 # ---- numbers with units --------------------------------------------------------------------------------------
@@ -159,11 +176,12 @@ _AGE_RANGE = re.compile(
 _AGE_CMP = re.compile(_CMP + r"\s*" + _NUM + r"\s*" + _AGE_UNIT, re.I)
 _PLUS = re.compile(r"\s*(?:tuổi\s*)?(?:trở lên|hoặc (?:lớn hơn|trên))", re.I)
 _POPULATION_WORD = re.compile(r"\b(?:tre|so sinh|nhu nhi|thieu nien|nguoi lon|cao tuoi|benh nhi)\b")
-_WEIGHT_RANGE = re.compile(r"(?<![\d,/])" + _NUM + r"\s*(?:-|–|đến)\s*" + _NUM + r"\s*kg\b(?!\s*/)", re.I)
+_WEIGHT_RANGE = re.compile(r"(?<![\d,/])" + _NUM + r"\s*(?:-|–|đến|tới)\s*" + _NUM + r"\s*kg\b(?!\s*/)", re.I)
 # both ends with their own unit: "≥ 14 kg - 21 kg", "> 21 kg - dưới 30 kg"
 _WEIGHT_SPAN = re.compile(
     r"(?:" + _CMP + r"\s*)?" + _NUM + r"\s*kg\s*(?:-|–|đến)\s*(?:" + _CMP + r"\s*)?" + _NUM + r"\s*kg\b(?!\s*/)", re.I
 )
+_AT_LEAST = re.compile(r"\b(?:ít nhất|tối thiểu)(?=\s*\d)", re.I)  # "cân nặng ít nhất 50 kg"
 _WEIGHT_CMP = re.compile(_CMP + r"\s*" + _NUM + r"\s*kg\b(?!\s*/)", re.I)
 _CLCR = re.compile(
     r"(?:clcr|cl\s*cr|độ thanh thải creatinin|hệ số thanh thải creatinin|thanh thải creatinin|(?:mức|tốc độ) lọc cầu thận"
@@ -180,6 +198,19 @@ _RENAL_WORDS = re.compile(
     r"|clcr|(?:do |he so )?thanh thai creatinin|(?:muc|toc do) loc cau than)\b"
 )
 _HEPATIC_WORDS = re.compile(r"\b(?:suy (?:giam chuc nang )?gan|chuc nang gan|benh gan|xo gan)\b")
+
+
+# a bound printed after its number ("7 ngày tuổi hoặc nhỏ hơn", "cân nặng 2 kg hoặc hơn"), read as "≤ 7 ngày tuổi"
+_AFTER_BOUND = re.compile(
+    # (an age only with "tuổi": "trong 10 ngày hoặc hơn" is a duration)
+    r"(?<![\d,])(\d+(?:,\d+)?\s*(?:kg|(?:ngày|tuần|tháng|năm)\s*tuổi|tuổi))\s+(hoặc (?:nhỏ hơn|ít hơn|thấp hơn)|trở xuống"
+    r"|hoặc (?:hơn|lớn hơn|nhiều hơn|cao hơn))\b", re.I)
+
+
+def _comparator_after(text: str) -> str:
+    if "hoặc" not in text and "trở xuống" not in text:
+        return text
+    return _AFTER_BOUND.sub(lambda m: ("≤ " if re.search(r"nhỏ|ít|thấp|xuống", m.group(2)) else "≥ ") + m.group(1), text)
 
 
 def _num(text: str) -> float:
@@ -208,7 +239,7 @@ def _looks_like_age(text: str, m: re.Match[str], unit: str) -> bool:
 def age_in(text: str, label: bool = False) -> AgeBound | None:
     """The age `text` bounds ("Trẻ em 4 - 6 tuổi", "3 tháng - 2 tuổi" in months, "dưới 1 tuần tuổi",
     "28 - 32 tuần chỉnh theo tuổi thai" gestational), else None."""
-    text = unlatex(text)
+    text = _comparator_after(unlatex(text))
     for m in _AGE_RANGE.finditer(text):
         hi_unit = _age_unit(m.group(4)) or "nam"
         lo_unit = _age_unit(m.group(2)) or hi_unit
@@ -237,14 +268,14 @@ def _gestational(text: str, m: re.Match[str], unit: str) -> bool:
 
 def weight_in(text: str) -> WeightBound | None:
     """The weight `text` bounds ("10 - 50 kg", "≥ 14 kg - 21 kg", "> 21 kg - dưới 30 kg", "dưới 50 kg")."""
-    text = unlatex(text)
+    text = _comparator_after(unlatex(text))
     m = _WEIGHT_SPAN.search(text)
     if m:
         return WeightBound(min=_num(m.group(2)), max=_num(m.group(4)))
     m = _WEIGHT_RANGE.search(text)
     if m:
         return WeightBound(min=_num(m.group(1)), max=_num(m.group(2)))
-    m = _WEIGHT_CMP.search(text)
+    m = _WEIGHT_CMP.search(_AT_LEAST.sub("≥", text))
     if m:
         value = _num(m.group(2))
         return WeightBound(min=value) if _is_lower_bound(m.group(1)) else WeightBound(max=value)
@@ -306,6 +337,9 @@ def kind_asked(question: str) -> str | None:
 
 # Comparators the extractor printed as LaTeX ("Trẻ em $\\geq$ 6 tuổi", "${\\rm Cl_{cr}}$ < 25 ml/phút").
 _LATEX = (
+    # "Trẻ em $\\geq 1$ tháng tuổi": the number printed inside the formula
+    (re.compile(r"\$\s*\\(?:geq|ge)\s*(\d+(?:,\d+)?)\s*\$"), r"≥ \1"),
+    (re.compile(r"\$\s*\\(?:leq|le)\s*(\d+(?:,\d+)?)\s*\$"), r"≤ \1"),
     (re.compile(r"\$\s*\\(?:geq|ge)\s*\$"), "≥"), (re.compile(r"\$\s*\\(?:leq|le)\s*\$"), "≤"),
     (re.compile(r"\$\s*(?:<|\\lt)\s*\$"), "<"), (re.compile(r"\$\s*(?:>|\\gt)\s*\$"), ">"),
     (re.compile(r"\$\s*\{?\\rm\s*Cl_\{?cr\}?\}?\s*\$"), "Clcr"),
