@@ -139,6 +139,7 @@ def test_replies_of_the_real_model_parse_or_are_refused(qwen) -> None:
                                             "Sections (key: heading):\nlieu_luong_cach_dung: Liều lượng và cách dùng"
                                             "\n\nEarlier turns:\n(none)\n\n<<<CAU_HOI>>>\nLiều paraxetamon?\n"
                                             "<<<HET_CAU_HOI>>>"}]
-    done = qwen.complete(messages, prompts.UNDERSTAND_SCHEMA, max_tokens=80, deadline=time.monotonic() + 120)
+    # the deadline now holds while the prompt is read: generous, as a loaded machine reads slowly
+    done = qwen.complete(messages, prompts.UNDERSTAND_SCHEMA, max_tokens=80, deadline=time.monotonic() + 900)
     proposal = replies.proposal(done.text)
     assert set(proposal["drug_ids"]) <= {"paracetamol"}

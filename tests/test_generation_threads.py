@@ -31,3 +31,23 @@ def test_a_busy_process_elsewhere_is_seen() -> None:
         spin.kill()
         spin.wait()
     assert seen is not None and 0.6 <= seen <= cores() + 0.2  # the spinning child keeps one core busy
+
+
+def test_the_prompt_is_read_with_the_free_cores_too(monkeypatch) -> None:
+    """At a load average of 12 on 2 cores two threads read a prompt at about half the speed of one."""
+    import types
+
+    import llama_cpp
+
+    from duocthu_desktop.qa.generation import llm
+
+    set_to: list[tuple] = []
+    monkeypatch.setattr(llama_cpp, "llama_set_n_threads", lambda ctx, n, n_batch: set_to.append((ctx, n, n_batch)))
+    monkeypatch.setattr(llm, "cores", lambda: 2)
+    model = object.__new__(llm.LlamaCppModel)
+    model.threads, model._llama = None, types.SimpleNamespace(ctx="ctx")
+    monkeypatch.setattr(llm, "busy_elsewhere", lambda: 1.5)
+    model._choose_threads()
+    monkeypatch.setattr(llm, "busy_elsewhere", lambda: 0.0)
+    model._choose_threads()
+    assert set_to == [("ctx", 1, 1), ("ctx", 2, 2)]

@@ -87,10 +87,11 @@ def busy_elsewhere(window: float = BUSY_WINDOW) -> float | None:
 
 
 def generation_threads(n_cores: int, busy: float | None) -> int:
-    """Threads for writing tokens: llama.cpp's threads wait on each other at every token, so one thread sharing a
-    core with another process stalls them all (measured on 2 cores: two threads write 17 tokens a second on an
-    idle machine, 13 with one thread, but 6 with two threads beside one busy process). Use only the cores other
-    processes leave free; reading the prompt (large batches) keeps every core."""
+    """Threads for writing tokens and reading the prompt: llama.cpp's threads wait on each other at every step, so
+    one thread sharing a core with another process stalls them all (measured on 2 cores: two threads write 17
+    tokens a second on an idle machine, 13 with one thread, but 6 with two threads beside one busy process; at a
+    load average of 12, one thread read a 1,023-token prompt in 70-87 s, two threads in 119-137 s). Use only
+    the cores other processes leave free."""
     if busy is None:
         return max(1, n_cores // 2)  # llama.cpp's own default where the machine cannot be read
     return max(1, min(n_cores, int(n_cores - busy + 0.5)))
@@ -201,8 +202,8 @@ class LlamaCppModel:
             return
         import llama_cpp
 
-        n = cores()
-        llama_cpp.llama_set_n_threads(self._llama.ctx, generation_threads(n, busy_elsewhere()), n)  # shared: set each call
+        threads = generation_threads(cores(), busy_elsewhere())
+        llama_cpp.llama_set_n_threads(self._llama.ctx, threads, threads)  # the context is shared: set each call
 
 
 class ScriptedModel:
