@@ -57,6 +57,7 @@ from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.qa.understanding.lexicon import expand_abbreviations
 from duocthu_desktop.qa.understanding.question import understand, valid_text
 from duocthu_desktop.qa.understanding.section_asked import DOSING, INTERACTION, route_section, sentence_ask
+from duocthu_desktop.qa.understanding.stored_catalog import open_catalog
 from duocthu_desktop.qa.understanding.textmatch import Text
 from duocthu_desktop.qa.verification import grounding
 from duocthu_desktop.retrieval.types import SectionResult
@@ -124,7 +125,7 @@ class Assistant:
         self.service = service
         self.settings = settings or Settings.load()
         self.engine_name = engine_name or (engine.name if engine is not None else self.settings.engine)
-        self.catalog = catalog or Catalog(service.monographs, service.all_chunks())
+        self.catalog = catalog or open_catalog(service)  # the build's catalog.json, or computed from every chunk
         self.engine: AnswerEngine | None = engine
         self.engine_error: str | None = None
         # each drug's printed title and the name the catalog shows: a block title may repeat a digit of a drug's
@@ -159,9 +160,12 @@ class Assistant:
         return cls(service, engine_name=engine_name or settings.engine, settings=settings)
 
     def warm_up(self) -> float:
-        """Load the embedding model (and have the language model read its rules) now, seconds taken, so no later
-        turn pays for it; 0 if nothing to load."""
+        """Read every chunk, load the embedding model (and have the language model read its rules) now, seconds
+        taken, so no later turn pays for it; 0 if nothing to load."""
         start = time.perf_counter()
+        all_chunks = getattr(self.service, "all_chunks", None)
+        if callable(all_chunks):  # in memory before the first turn: condition lists and the stored dose rows
+            all_chunks()
         load = getattr(getattr(self.service, "embedder", None), "load", None)
         if callable(load):
             try:

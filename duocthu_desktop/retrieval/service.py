@@ -186,6 +186,7 @@ class RetrievalService:
         self.manifest = None  # the IndexManifest when opened from a folder
         self.index_dir: Path | None = None  # that folder
         self.dense_error: str | None = None  # why the last dense search could not run (a turn says so)
+        self.stored_rows = None  # the build's dose rows (dosage.stored.StoredRows), when they may be used
 
     # ---- opening an index folder ------------------------------------------------------------------
 
@@ -233,11 +234,26 @@ class RetrievalService:
                               f"{manifest.chunk_count} (incomplete or damaged): {REBUILD_HINT}.")
         service = cls(store, monographs, embedder)
         service.manifest, service.index_dir = manifest, index_dir
+        service._use_stored_rows()
         return service
+
+    def _use_stored_rows(self) -> None:
+        """Have the turns read this index's dose rows from dosing.jsonl (dosage.stored) when the build's parser is
+        the running one, once every chunk is in memory."""
+        from duocthu_desktop.dosage import stored
+        from duocthu_desktop.dosage.rows import DOSING_FILE
+
+        recorded = (self.manifest.code_sha256 or {}).get(DOSING_FILE)
+        self.stored_rows = stored.open_stored(self.index_dir, recorded, lambda: self._all)
+        stored.use(self.stored_rows)
 
     def close(self) -> None:
         """Release the store (the Chroma client and its files), so a rebuilt index can be swapped in at the
         same folder; then `RetrievalService.open` it again."""
+        from duocthu_desktop.dosage import stored
+
+        if self.stored_rows is not None and stored.current() is self.stored_rows:
+            stored.use(None)
         close = getattr(self.store, "close", None)
         if close is not None:
             close()
