@@ -163,9 +163,12 @@ class Assistant:
         """Read every chunk, load the embedding model (and have the language model read its rules) now, seconds
         taken, so no later turn pays for it; 0 if nothing to load."""
         start = time.perf_counter()
-        all_chunks = getattr(self.service, "all_chunks", None)
-        if callable(all_chunks):  # in memory before the first turn: condition lists and the stored dose rows
-            all_chunks()
+        warm = getattr(self.service, "warm_up", None)
+        if callable(warm):  # every chunk in memory (condition lists, stored dose rows), the vector index open
+            try:
+                warm()
+            except Exception as err:  # noqa: BLE001 - a damaged index is said by the turn that reads it
+                log.warning("index not warmed up: %s", err)
         load = getattr(getattr(self.service, "embedder", None), "load", None)
         if callable(load):
             try:

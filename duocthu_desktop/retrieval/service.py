@@ -57,6 +57,8 @@ INDICATION_SECTION = "chi_dinh"
 DENSE_INDICATION_MAX_DISTANCE = 0.66
 # Nearest-by-meaning indication hits kept when no phrase matched (a fallback, said so in the answer).
 DENSE_INDICATION_K = 10
+# Drugs whose sections `retrieve_framed` keeps (a few MB at most: the whole book is 16 MB of JSON).
+FRAMED_CACHE_DRUGS = 1000
 _ALNUM = "a-z0-9"
 # Up to this many words of the book between two words of a condition: only CONDITION_GAP_WORDS ("nhiễm khuẩn
 # [đường] tiết niệu", "giảm [các cơn] đau"), or organs sharing the head word over hyphens ("viêm [não -] màng não",
@@ -96,6 +98,20 @@ def _read_store(what: str, call: Callable[[], T], location: str = "the index") -
                                     f"({type(err).__name__}: {err}): {SERVER_HINT}.") from err
         raise IndexError_(f"Reading {what} from {location} failed ({type(err).__name__}: {err}): "
                           f"{REBUILD_HINT}.") from err
+
+
+def _open_folder_store(chroma_dir: Path, collection: str):
+    """The embedded index: read from its SQLite file without chromadb where it can be (chroma_file), Chroma itself
+    opened for the first nearest-neighbour query; else Chroma, as before."""
+    from duocthu_desktop.retrieval.chroma_file import ChromaFile, FileFirstStore
+
+    def open_chroma():
+        from duocthu_desktop.retrieval.chroma_store import ChromaStore
+
+        return ChromaStore.open_persistent(chroma_dir, collection)
+
+    reader = ChromaFile.open(chroma_dir, collection)
+    return FileFirstStore(reader, open_chroma) if reader is not None else open_chroma()
 
 
 SERVER_HINT = "start the server again (or check DUOCTHU_CHROMA_URL); the index need not be rebuilt"
@@ -182,6 +198,7 @@ class RetrievalService:
         self._by_id = {m.drug_id: m for m in self.monographs}
         self._all: list[Chunk] | None = None
         self._folded: dict[str, tuple[str, list[int]]] = {}
+        self._framed: dict[str, dict[str, list[Chunk]]] = {}  # drug_id -> section_key -> chunks, as verified
         self._lock = threading.Lock()
         self.manifest = None  # the IndexManifest when opened from a folder
         self.index_dir: Path | None = None  # that folder
@@ -197,8 +214,6 @@ class RetrievalService:
         the embedded Chroma store, or on a Chroma server when `settings.chroma_url` (or, without settings,
         DUOCTHU_CHROMA_URL) names one. The embedder loads on the first dense search unless one is given.
         IndexError_ (saying how to rebuild) for a missing, damaged or other-model index."""
-        from duocthu_desktop.retrieval.chroma_store import ChromaStore
-
         index_dir = Path(index_dir)
         if not index_dir.is_dir():
             raise IndexError_(f"No index at {index_dir}: build one with `duocthu-ingest build --pdf PDF --out DIR`.")
@@ -216,9 +231,11 @@ class RetrievalService:
         manifest.check_model(embedder.model_id, embedder.dimensions, index_dir)
         url = settings.chroma_url if settings is not None else os.environ.get(ENV_CHROMA_URL)
         if url:
+            from duocthu_desktop.retrieval.chroma_store import ChromaStore
+
             store = ChromaStore.connect(url, manifest.collection)
         else:
-            store = ChromaStore.open_persistent(index_dir / CHROMA_DIR, manifest.collection)
+            store = _open_folder_store(index_dir / CHROMA_DIR, manifest.collection)
         try:
             count = store.count()
         except Exception as err:
@@ -246,6 +263,14 @@ class RetrievalService:
         recorded = (self.manifest.code_sha256 or {}).get(DOSING_FILE)
         self.stored_rows = stored.open_stored(self.index_dir, recorded, lambda: self._all)
         stored.use(self.stored_rows)
+
+    def warm_up(self) -> None:
+        """What a first turn would otherwise wait for, done now (the app calls it in the background): every chunk
+        read, and Chroma's vector index opened when the store defers it."""
+        self.all_chunks()
+        open_vectors = getattr(self.store, "open_vectors", None)
+        if callable(open_vectors):
+            _read_store("the vector index", open_vectors, self._location)
 
     def close(self) -> None:
         """Release the store (the Chroma client and its files), so a rebuilt index can be swapped in at the
@@ -307,11 +332,25 @@ class RetrievalService:
         return chunks if chunks_sha256(chunks) == self.manifest.chunks_sha256 else None
 
     def retrieve_framed(self, drug_id: str, section_key: str) -> SectionResult:
-        """The whole section, every part (tables in their place) in part_index order."""
-        where = {"drug_id": drug_id, "section_key": section_key}
-        chunks = self._verified(_read_store(f"{drug_id}/{section_key}", lambda: self.store.get(where),
-                                            self._location))
-        chunks = sorted(chunks, key=lambda c: c.part_index)  # stable: ties keep the store's book order
+        """The whole section, every part (tables in their place) in part_index order.
+
+        The store is read once per drug (every section of it, each chunk verified), and kept: a turn reads
+        several sections of a drug (dosage, forms, contraindications), a condition list three of each of up to a
+        hundred drugs, and each filtered read of Chroma costs as much as the drug's whole monograph."""
+        with self._lock:
+            sections = self._framed.get(drug_id)
+        if sections is None:
+            where = {"drug_id": drug_id}
+            chunks = self._verified(_read_store(f"{drug_id}/{section_key}", lambda: self.store.get(where),
+                                                self._location))
+            sections = {}
+            for chunk in chunks:  # the store's book order
+                sections.setdefault(chunk.section_key, []).append(chunk)
+            with self._lock:
+                if len(self._framed) >= FRAMED_CACHE_DRUGS:
+                    self._framed.clear()
+                self._framed[drug_id] = sections
+        chunks = sorted(sections.get(section_key, ()), key=lambda c: c.part_index)  # stable: ties keep book order
         return SectionResult(drug_id=drug_id, section_key=section_key, chunks=chunks)
 
     def dense_search(self, query: str, k: int = 8, where: dict | None = None) -> list[tuple[Chunk, float]]:
