@@ -49,6 +49,8 @@ def test_a_service_reads_the_file_and_opens_chroma_only_for_a_nearest_neighbour_
         assert service.store._chroma is None
         hits = service.dense_search("tiểu đường", k=3, where={"section_key": "chi_dinh"})
         assert hits and service.store._chroma is not None
+        chunks, vectors = service.store.vectors()  # what bench.compare_indexes reads, from Chroma itself
+        assert len(chunks) == len(vectors) == service.store.count()
     finally:
         service.close()
 

@@ -142,6 +142,13 @@ class FileFirstStore:
     def query(self, vector: list[float], k: int, where: dict | None = None) -> list[tuple[Chunk, float]]:
         return self._vectors().query(vector, k, where)
 
+    def vectors(self):
+        """Every chunk with its stored vector (ChromaStore.vectors): from Chroma itself."""
+        return self._vectors().vectors()
+
+    def documents(self) -> dict[str, str]:
+        return self._vectors().documents()
+
     def close(self) -> None:
         self._reader.close()
         with self._lock:
