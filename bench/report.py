@@ -9,6 +9,7 @@ import statistics
 from importlib import metadata
 
 from bench.ingest_ratio import render as ingest_ratio
+from bench.launch_bench import render as launch
 from bench.measure import percentile, summary
 
 # (goal, unit) per figure key, at the full size (issue 11).
@@ -190,7 +191,8 @@ def _loads(fig: dict | None) -> str:
 
 def render(results: dict, extras: dict | None = None) -> str:
     """The whole BENCHMARKS.md; `extras` may hold "embed_options" (bench/embed_options.py --json), "quality"
-    (bench/compare_indexes.py's summary lines) and "ingest_ratio" (bench/ingest_ratio.py's figures)."""
+    (bench/compare_indexes.py's summary lines), "ingest_ratio" (bench/ingest_ratio.py's figures) and "launch"
+    (bench/launch_bench.py's)."""
     extras = extras or {}
     sample, full = figures(results, "sample"), figures(results, "full")
     ratios = {}
@@ -221,7 +223,8 @@ def render(results: dict, extras: dict | None = None) -> str:
         name = f"{label} ({unit})" if unit else label
         lines.append(f"| {name} | {_cell(s, fmt)} | {_cell(f, fmt)} | {growth(key, s, f, ratios.get(size))} | "
                      f"{_goal(key, f)} | {_loads(s)} / {_loads(f)} |")
-    lines += ["", *ingest_ratio(extras.get("ingest_ratio")), *_embed_options(extras.get("embed_options")),
+    lines += ["", *ingest_ratio(extras.get("ingest_ratio")), *launch(extras.get("launch")),
+              *_embed_options(extras.get("embed_options")),
               *_quality(extras.get("quality")),
               *_condition_lists(results), *_resume(results), *_app_tables(results), *_generative(results), *NOTES,
               ""]

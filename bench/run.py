@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
                 path.write_text(json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8")
     extras = {}
     for key, name in (("embed_options", "embed_options.json"), ("quality", "quality.json"),
-                      ("ingest_ratio", "ingest_ratio.json")):
+                      ("ingest_ratio", "ingest_ratio.json"), ("launch", "launch.json")):
         if (bench / name).is_file():
             extras[key] = json.loads((bench / name).read_text(encoding="utf-8"))
     args.out.write_text(report.render(results, extras), encoding="utf-8")

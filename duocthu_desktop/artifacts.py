@@ -22,6 +22,7 @@ MONOGRAPHS_FILE = "monographs.jsonl"
 CHUNKS_FILE = "chunks.jsonl"
 PAGES_FILE = "pages.json"
 REPORT_FILE = "report.json"
+CATALOG_FILE = "catalog.json"  # the catalog of drug names the build computed (qa.understanding.stored_catalog)
 
 
 class SectionSpan(BaseModel):
@@ -116,6 +117,7 @@ class Report(BaseModel):
     tables: int
     quarantined: int
     dosing_rows: int | None = None  # rows of dosing.jsonl, so `check` can tell an emptied one
+    dosing_code_sha256: str | None = None  # the code that read them (dosage.stored): the app reads them, not again
     seconds: float
     gates: dict[str, int]
     gate_details: dict[str, list[str]] = Field(default_factory=dict)

@@ -22,11 +22,12 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
-
-import pymupdf
+from typing import TYPE_CHECKING, Protocol
 
 from duocthu_desktop.artifacts import Chunk
+
+if TYPE_CHECKING:  # imported where a PDF is opened: the app's own process only starts the worker (pymupdf and its
+    import pymupdf  # layout package are 60 % of the window's imports, 1 s of CPU, before typing is taken)
 
 Rect = tuple[float, float, float, float]
 PageRects = tuple[int, list[Rect]]
@@ -370,7 +371,7 @@ def locate(citation: CitationLike, chunk: Chunk | None, pdf: Path | str | pymupd
     """[(physical page, [line rects])] where the citation's quote is printed, in reading order; a quote across
     a page break gives both pages. [] when the quote is not found (the viewer then opens the cited page
     without a highlight). For many quotes in one PDF, keep a `Locator`: it reads each page once."""
-    if isinstance(pdf, pymupdf.Document):
+    if not isinstance(pdf, (str, Path)):  # an open pymupdf.Document
         return Locator(pdf).locate(citation, chunk)
     with Locator.open(pdf) as locator:
         return locator.locate(citation, chunk)
@@ -386,6 +387,8 @@ class Locator:
 
     @classmethod
     def open(cls, path: Path | str) -> Locator:
+        import pymupdf
+
         return cls(pymupdf.open(path), owned=True)
 
     def close(self) -> None:

@@ -19,9 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-from duocthu_desktop.artifacts import PAGES_FILE, Chunk, Monograph
+from duocthu_desktop.artifacts import CATALOG_FILE, PAGES_FILE, REPORT_FILE, Chunk, Monograph
 from duocthu_desktop.dosage.rows import DOSING_FILE
 from duocthu_desktop.errors import IndexError_
+from duocthu_desktop.qa.understanding.stored_catalog import catalog_code_sha256, write_catalog
 from duocthu_desktop.retrieval.chroma_store import ChromaStore
 from duocthu_desktop.retrieval.embed_cache import EmbeddingCache, embed_cached, text_key
 from duocthu_desktop.retrieval.manifest import (
@@ -69,6 +70,19 @@ def _corpus_sha256(stage_dir: Path, fallback: str) -> str:
         return json.loads((stage_dir / PAGES_FILE).read_text(encoding="utf-8"))["source_sha256"]
     except (OSError, ValueError, KeyError, TypeError):
         return fallback
+
+
+def _code_digests(stage_dir: Path) -> dict[str, str] | None:
+    """The digest of the code that computed each artifact the app may read instead of computing it: the catalog
+    (written here) and the dose rows (as report.json records them: `write_artifacts` wrote both, maybe in an
+    earlier process). An artifact whose code is unknown is left out: the app computes it."""
+    found = {CATALOG_FILE: catalog_code_sha256()}
+    try:
+        report = json.loads((stage_dir / REPORT_FILE).read_text(encoding="utf-8"))
+        found[DOSING_FILE] = report.get("dosing_code_sha256") if (stage_dir / DOSING_FILE).is_file() else None
+    except (OSError, ValueError, AttributeError):
+        pass
+    return {name: digest for name, digest in found.items() if isinstance(digest, str)} or None
 
 
 def _source_pdf(stage_dir: Path) -> tuple[str | None, str | None]:
@@ -161,6 +175,7 @@ def build_index(
     chroma_dir = stage_dir / CHROMA_DIR
     shutil.rmtree(chroma_dir, ignore_errors=True)
     pdf_name, pdf_sha = _source_pdf(stage_dir)
+    write_catalog(stage_dir, monographs, chunks)  # read at open instead of computed from every chunk
     manifest = IndexManifest(
         corpus_sha256=corpus_sha,
         chunks_sha256=chunks_sha,
@@ -175,6 +190,7 @@ def build_index(
         source_pdf_sha256=pdf_sha,
         file_sha256=file_digests(stage_dir),  # every open checks these; every chunk read from Chroma its own
         chunk_sha256=chunk_digests(chunks),
+        code_sha256=_code_digests(stage_dir),
     )
 
     try:

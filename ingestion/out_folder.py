@@ -23,7 +23,7 @@ from duocthu_desktop.retrieval.manifest import CHROMA_DIR, MANIFEST_FILE, IndexM
 # Every name a build writes into its folder; a folder holding anything else is not a build's to replace.
 OUR_NAMES = frozenset({
     artifacts.MONOGRAPHS_FILE, artifacts.CHUNKS_FILE, artifacts.PAGES_FILE, artifacts.REPORT_FILE, DOSING_FILE,
-    MANIFEST_FILE, CHROMA_DIR,
+    artifacts.CATALOG_FILE, MANIFEST_FILE, CHROMA_DIR,
 })
 
 

@@ -24,6 +24,7 @@ from duocthu_desktop import artifacts, atomic
 from duocthu_desktop.artifacts import Chunk, Monograph, PageEntry, PageMap, Report
 from duocthu_desktop.dosage.parser import read_book
 from duocthu_desktop.dosage.rows import DOSING_FILE, write_dosing
+from duocthu_desktop.dosage.stored import dosing_code_sha256
 from duocthu_desktop.errors import DuocthuError, InputRefused
 from duocthu_desktop.retrieval.types import Embedder
 from ingestion import gates, out_folder
@@ -243,6 +244,7 @@ def write_artifacts(result: BuildResult, folder: Path) -> None:
     folder = Path(folder)
     dosing = read_book(result.chunks)
     result.report.dosing_rows = len(dosing)
+    result.report.dosing_code_sha256 = dosing_code_sha256()  # the index build records it in manifest.json
     artifacts.write_jsonl(folder / artifacts.MONOGRAPHS_FILE, result.monographs)
     artifacts.write_chunks(folder / artifacts.CHUNKS_FILE, result.chunks)
     write_dosing(folder / DOSING_FILE, dosing)

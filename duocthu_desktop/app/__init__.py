@@ -2,3 +2,7 @@
 
 Nothing outside this package imports it; the core never imports Qt (tests/test_architecture.py).
 """
+
+from duocthu_desktop.app.none_refcount import keep_none_alive
+
+keep_none_alive()  # before any Qt call: see none_refcount

@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from duocthu_desktop.artifacts import Monograph
-from duocthu_desktop.dosage.rows import DOSING_FILE, DoseRow, read_dosing
+from duocthu_desktop.dosage.rows import DOSING_FILE, DoseRow
+from duocthu_desktop.dosage.stored import book_rows
 from duocthu_desktop.dosage.titles import KIND_NAMES, NO_ROUTE, POPULATION_NAMES
 from duocthu_desktop.dosage.words import ROUTE_NAMES
 from duocthu_desktop.payload import Citation
@@ -129,7 +130,7 @@ class FormularyBrowser(QWidget):
         path = Path(index_dir) / DOSING_FILE if index_dir is not None else None
         if path is None or not path.is_file():
             return
-        operations.run(lambda task: by_drug(read_dosing(path)), on_success=self.set_dose_rows,
+        operations.run(lambda task: by_drug(book_rows(path.parent)), on_success=self.set_dose_rows,
                        on_failure=lambda err: log.warning("no dosage outline: %s", err),
                        lane=operations.PDF, name="read-dosing")
 

@@ -973,12 +973,16 @@ _READ: dict[tuple, list[DoseRow]] = {}
 
 
 def section_rows(drug_id: str, chunks: list[Chunk]) -> list[DoseRow]:
-    """`read_section`, once per process for the same chunks (a section takes 25-50 ms to read)."""
+    """`read_section`, once per process for the same chunks (a section takes 25-50 ms to read), or the rows the
+    build read from the same chunks with the same code (`stored`)."""
+    from duocthu_desktop.dosage import stored
+
     key = (drug_id, *((c.chunk_id, hash(c.text)) for c in chunks))
     if key not in _READ:
         if len(_READ) > 4096:
             _READ.clear()
-        _READ[key] = read_section(drug_id, chunks)
+        rows = stored.stored_rows(drug_id, chunks)
+        _READ[key] = rows if rows is not None else read_section(drug_id, chunks)
     return _READ[key]
 
 

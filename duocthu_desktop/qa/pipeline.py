@@ -61,6 +61,7 @@ from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.qa.understanding.lexicon import expand_abbreviations
 from duocthu_desktop.qa.understanding.question import understand, valid_text
 from duocthu_desktop.qa.understanding.section_asked import DOSING, INTERACTION, route_section, sentence_ask
+from duocthu_desktop.qa.understanding.stored_catalog import open_catalog
 from duocthu_desktop.qa.understanding.textmatch import Text
 from duocthu_desktop.qa.verification import grounding
 from duocthu_desktop.retrieval.types import SectionResult
@@ -139,7 +140,7 @@ class Assistant:
         self.service = service
         self.settings = settings or Settings.load()
         self.engine_name = engine_name or (engine.name if engine is not None else self.settings.engine)
-        self.catalog = catalog or Catalog(service.monographs, service.all_chunks())
+        self.catalog = catalog or open_catalog(service)  # the build's catalog.json, or computed from every chunk
         self.engine: AnswerEngine | None = engine
         self.engine_error: str | None = None
         self.engine_message: str | None = None  # what an abstention says when the engine is unavailable, if not
@@ -177,9 +178,15 @@ class Assistant:
         return cls(service, engine_name=engine_name or settings.engine, settings=settings)
 
     def warm_up(self) -> float:
-        """Load the embedding model (and have the language model read its rules) now, seconds taken, so no later
-        turn pays for it; 0 if nothing to load."""
+        """Read every chunk, load the embedding model (and have the language model read its rules) now, seconds
+        taken, so no later turn pays for it; 0 if nothing to load."""
         start = time.perf_counter()
+        warm = getattr(self.service, "warm_up", None)
+        if callable(warm):  # every chunk in memory (condition lists, stored dose rows), the vector index open
+            try:
+                warm()
+            except Exception as err:  # noqa: BLE001 - a damaged index is said by the turn that reads it
+                log.warning("index not warmed up: %s", err)
         load = getattr(getattr(self.service, "embedder", None), "load", None)
         if callable(load):
             try:

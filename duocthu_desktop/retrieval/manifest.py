@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from duocthu_desktop import atomic
 from duocthu_desktop.artifacts import (
+    CATALOG_FILE,
     CHUNK_SCHEMA_VERSION,
     CHUNKS_FILE,
     MONOGRAPHS_FILE,
@@ -38,8 +39,9 @@ CHROMA_DIR = "chroma"
 FORMAT_VERSION = 1
 REBUILD_HINT = "rebuild it with `duocthu-ingest build --pdf PDF --out DIR`"
 # The artifact files answers are read from, each digested into the manifest at build and checked at every open:
-# the monographs (drug list), the chunks (texts), the dose rows (the browser's outline), the page map (citations).
-DIGESTED_FILES = (MONOGRAPHS_FILE, CHUNKS_FILE, DOSING_FILE, PAGES_FILE)
+# the monographs (drug list), the chunks (texts), the dose rows (the browser's outline, and the turns' rows), the
+# page map (citations), the catalog of drug names (read at open instead of computed from every chunk).
+DIGESTED_FILES = (MONOGRAPHS_FILE, CHUNKS_FILE, DOSING_FILE, PAGES_FILE, CATALOG_FILE)
 NOT_RECORDED = "not recorded"
 
 
@@ -68,6 +70,10 @@ class IndexManifest(BaseModel):
     chunk_sha256: dict[str, str] | None = Field(None, description="chunk_id -> sha256 of the chunk's JSON (its text "
                                                 "and pages), what a chunk read from Chroma must hash to; None for "
                                                 "older builds")
+    code_sha256: dict[str, str] | None = Field(None, description="artifact file -> sha256 of the code that computed "
+                                               "it (duocthu_desktop.code_digest), for the artifacts the app reads "
+                                               "instead of computing them (dose rows, catalog) only while its own "
+                                               "code's digest is the same; None for older builds")
 
     def check_model(self, model_id: str, dimensions: int, where: Path | str = "index") -> None:
         if self.model_id != model_id or self.dimensions != dimensions:

@@ -58,6 +58,8 @@ INDICATION_SECTION = "chi_dinh"
 DENSE_INDICATION_MAX_DISTANCE = 0.66
 # Nearest-by-meaning indication hits kept when no phrase matched (a fallback, said so in the answer).
 DENSE_INDICATION_K = 10
+# Drugs whose sections `retrieve_framed` keeps (a few MB at most: the whole book is 16 MB of JSON).
+FRAMED_CACHE_DRUGS = 1000
 _ALNUM = "a-z0-9"
 # Up to this many words of the book between two words of a condition: only CONDITION_GAP_WORDS ("nhiễm khuẩn
 # [đường] tiết niệu", "giảm [các cơn] đau"), or organs sharing the head word over hyphens ("viêm [não -] màng não",
@@ -98,6 +100,19 @@ def _read_store(what: str, call: Callable[[], T], location: str = "the index") -
         raise IndexError_(f"Reading {what} from {location} failed ({type(err).__name__}: {err}): "
                           f"{REBUILD_HINT}.") from err
 
+
+def _open_folder_store(chroma_dir: Path, collection: str):
+    """The embedded index: read from its SQLite file without chromadb where it can be (chroma_file), Chroma itself
+    opened for the first nearest-neighbour query; else Chroma, as before."""
+    from duocthu_desktop.retrieval.chroma_file import ChromaFile, FileFirstStore
+
+    def open_chroma():
+        from duocthu_desktop.retrieval.chroma_store import ChromaStore
+
+        return ChromaStore.open_persistent(chroma_dir, collection)
+
+    reader = ChromaFile.open(chroma_dir, collection)
+    return FileFirstStore(reader, open_chroma) if reader is not None else open_chroma()
 
 
 
@@ -187,11 +202,13 @@ class RetrievalService:
         self._by_id = {m.drug_id: m for m in self.monographs}
         self._all: list[Chunk] | None = None
         self._folded: dict[str, tuple[str, list[int]]] = {}
+        self._framed: dict[str, dict[str, list[Chunk]]] = {}  # drug_id -> section_key -> chunks, as verified
         self._lock = threading.Lock()
         self.manifest = None  # the IndexManifest when opened from a folder
         self.index_dir: Path | None = None  # that folder
         self.dense_error: str | None = None  # why the last dense search could not run (a turn says so)
         self.notice: str | None = None  # said once to the person: e.g. opened the fallback, the server being down
+        self.stored_rows = None  # the build's dose rows (dosage.stored.StoredRows), when they may be used
 
     # ---- opening an index folder ------------------------------------------------------------------
 
@@ -218,7 +235,6 @@ class RetrievalService:
         """The service over the artifacts in `index_dir` and the chunks of `store_for(manifest)` (default: the
         folder's embedded Chroma store); `location` names where they come from in messages."""
         from duocthu_desktop.retrieval import index_folder
-        from duocthu_desktop.retrieval.chroma_store import ChromaStore
 
         index_dir = Path(index_dir)
         where = location or index_dir
@@ -245,12 +261,12 @@ class RetrievalService:
             store = store_for(manifest)
         else:
             try:
-                store = ChromaStore.open_persistent(index_dir / CHROMA_DIR, manifest.collection)
+                store = _open_folder_store(index_dir / CHROMA_DIR, manifest.collection)
             except IndexError_ as err:  # read-only where `writable` could not tell (Windows' Program Files)
                 if not index_folder.refused_as_read_only(err):
                     raise
                 index_dir = index_folder.readable_copy(index_dir, settings.data_dir if settings else None)
-                store = ChromaStore.open_persistent(index_dir / CHROMA_DIR, manifest.collection)
+                store = _open_folder_store(index_dir / CHROMA_DIR, manifest.collection)
         server = _is_server(str(getattr(store, "location", "")))
         try:
             count = store.count()
@@ -267,6 +283,7 @@ class RetrievalService:
                               f"{manifest.chunk_count} (incomplete or damaged): {REBUILD_HINT}.")
         service = cls(store, monographs, embedder)
         service.manifest, service.index_dir = manifest, index_dir
+        service._use_stored_rows()
         return service
 
     def take_notice(self) -> str | None:
@@ -275,10 +292,31 @@ class RetrievalService:
         notice, self.notice = self.notice, None
         later = take() if callable(take) else None
         return " ".join(n for n in (notice, later) if n) or None
+    def _use_stored_rows(self) -> None:
+        """Have the turns read this index's dose rows from dosing.jsonl (dosage.stored) when the build's parser is
+        the running one, once every chunk is in memory."""
+        from duocthu_desktop.dosage import stored
+        from duocthu_desktop.dosage.rows import DOSING_FILE
+
+        recorded = (self.manifest.code_sha256 or {}).get(DOSING_FILE)
+        self.stored_rows = stored.open_stored(self.index_dir, recorded, lambda: self._all)
+        stored.use(self.stored_rows)
+
+    def warm_up(self) -> None:
+        """What a first turn would otherwise wait for, done now (the app calls it in the background): every chunk
+        read, and Chroma's vector index opened when the store defers it."""
+        self.all_chunks()
+        open_vectors = getattr(self.store, "open_vectors", None)
+        if callable(open_vectors):
+            _read_store("the vector index", open_vectors, self._location)
 
     def close(self) -> None:
         """Release the store (the Chroma client and its files), so a rebuilt index can be swapped in at the
         same folder; then `RetrievalService.open` it again."""
+        from duocthu_desktop.dosage import stored
+
+        if self.stored_rows is not None and stored.current() is self.stored_rows:
+            stored.use(None)
         close = getattr(self.store, "close", None)
         if close is not None:
             close()
@@ -332,11 +370,25 @@ class RetrievalService:
         return chunks if chunks_sha256(chunks) == self.manifest.chunks_sha256 else None
 
     def retrieve_framed(self, drug_id: str, section_key: str) -> SectionResult:
-        """The whole section, every part (tables in their place) in part_index order."""
-        where = {"drug_id": drug_id, "section_key": section_key}
-        chunks = self._verified(_read_store(f"{drug_id}/{section_key}", lambda: self.store.get(where),
-                                            self._location))
-        chunks = sorted(chunks, key=lambda c: c.part_index)  # stable: ties keep the store's book order
+        """The whole section, every part (tables in their place) in part_index order.
+
+        The store is read once per drug (every section of it, each chunk verified), and kept: a turn reads
+        several sections of a drug (dosage, forms, contraindications), a condition list three of each of up to a
+        hundred drugs, and each filtered read of Chroma costs as much as the drug's whole monograph."""
+        with self._lock:
+            sections = self._framed.get(drug_id)
+        if sections is None:
+            where = {"drug_id": drug_id}
+            chunks = self._verified(_read_store(f"{drug_id}/{section_key}", lambda: self.store.get(where),
+                                                self._location))
+            sections = {}
+            for chunk in chunks:  # the store's book order
+                sections.setdefault(chunk.section_key, []).append(chunk)
+            with self._lock:
+                if len(self._framed) >= FRAMED_CACHE_DRUGS:
+                    self._framed.clear()
+                self._framed[drug_id] = sections
+        chunks = sorted(sections.get(section_key, ()), key=lambda c: c.part_index)  # stable: ties keep book order
         return SectionResult(drug_id=drug_id, section_key=section_key, chunks=chunks)
 
     def dense_search(self, query: str, k: int = 8, where: dict | None = None) -> list[tuple[Chunk, float]]:

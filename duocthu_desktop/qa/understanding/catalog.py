@@ -168,11 +168,57 @@ class Catalog:
                 name = next(iter(by_drug.values()))
                 if not self._names_another_drug(name):
                     self._add(name)
+        self._derive()
+
+    def _derive(self) -> None:
+        """The lookups made from the names (cheap): what `from_data` need not store."""
         self._single_long = [n for key, n in self._names.items() if len(key) == 1 and len(key[0]) >= TYPO_MIN_LETTERS]
         self._prefix_heads: dict[str, list[Name]] = defaultdict(list)  # a book name's first token -> names
         for key, name in self._book_names.items():
             self._prefix_heads[key[0]].append(name)
         self._classes = sorted({tuple(tokens(c)) for c in CLASS_WORDS}, key=len, reverse=True)
+
+    # ---- stored by the build (catalog.json), read at open ---------------------------------------------------
+
+    def to_data(self) -> dict:
+        """What __init__ computed from the chunks, as JSON-ready data (`from_data` reads it back equal). Tokens
+        and word sets are space-joined strings (tokens never hold a space): read back by `str.split`, in C."""
+        table: dict[Name, int] = {}
+        for name in chain(self._names.values(), self._book_names.values(), *self._by_drug.values()):
+            table.setdefault(name, len(table))
+        return {
+            "names": [[n.drug_id, n.text, n.kind, " ".join(n.tokens), " ".join(n.spelled)] for n in table],
+            "by_tokens": [table[n] for n in self._names.values()],
+            "book_names": [table[n] for n in self._book_names.values()],
+            "by_drug": {d: [table[n] for n in names] for d, names in self._by_drug.items()},
+            "classes_by_drug": self._classes_by_drug,
+            "spread_words": " ".join(self._word_spread),
+            "spread_counts": list(self._word_spread.values()),
+            "partner_words": {d: " ".join(sorted(ws)) for d, ws in self._partner_words.items()},
+        }
+
+    @classmethod
+    def from_data(cls, monographs: list[Monograph], data: dict) -> Catalog:
+        """The catalog `to_data` stored, over the same monographs; ValueError (or KeyError, TypeError) if the
+        data is not such a catalog."""
+        self = cls.__new__(cls)
+        self.monographs = {m.drug_id: m for m in monographs}
+        names = [Name(d, text, kind, tuple(toks.split()), tuple(spelled.split()))
+                 for d, text, kind, toks, spelled in data["names"]]
+        self._names = {names[i].tokens: names[i] for i in data["by_tokens"]}
+        self._book_names = {names[i].tokens: names[i] for i in data["book_names"]}
+        self._by_drug = defaultdict(list, {d: [names[i] for i in ids] for d, ids in data["by_drug"].items()})
+        self._classes_by_drug = {d: list(c) for d, c in data["classes_by_drug"].items()}
+        words, counts = data["spread_words"].split(), data["spread_counts"]
+        if len(words) != len(counts):
+            raise ValueError("the stored word counts do not match the words")
+        self._word_spread = dict(zip(words, counts, strict=True))
+        self._partner_words = {d: set(ws.split()) for d, ws in data["partner_words"].items()}
+        self._near_book_words = _deletion_index(
+            [key[0] for key in self._book_names if len(key) == 1 and len(key[0]) >= TYPO_MIN_LETTERS]
+        )
+        self._derive()
+        return self
 
     # ---- building ----------------------------------------------------------------------------
 
