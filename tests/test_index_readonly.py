@@ -143,8 +143,12 @@ def test_a_full_disk_while_copying_is_one_line_and_leaves_nothing_half_copied(tm
 
 def test_a_read_only_folder_the_check_misses_is_copied_when_chroma_refuses_it(tmp_path, read_only_mount,
                                                                               monkeypatch):
-    """On Windows a folder under Program Files passes os.access(W_OK); Chroma's own refusal then leads to the copy."""
+    """On Windows a folder under Program Files passes os.access(W_OK); Chroma's own refusal then leads to the copy
+    (Chroma opened at once, as where its file cannot be read without it)."""
+    from duocthu_desktop.retrieval import chroma_file
+
     monkeypatch.setattr(index_folder, "writable", lambda folder: True)
+    monkeypatch.setattr(chroma_file.ChromaFile, "open", classmethod(lambda cls, *a, **k: None))
     service = _open(read_only_mount, tmp_path / "data")
     try:
         assert service.index_dir.parent == tmp_path / "data" / index_folder.COPIES_DIR

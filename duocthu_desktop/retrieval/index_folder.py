@@ -60,8 +60,19 @@ def writable(index_dir: Path) -> bool:
             return False
     try:
         return not (os.statvfs(chroma).f_flag & os.ST_RDONLY)
-    except (AttributeError, OSError):  # no statvfs on Windows: os.access said what it could
-        return True
+    except (AttributeError, OSError):  # no statvfs on Windows, where os.access passes under Program Files: try
+        return _can_create_in(chroma)
+
+
+def _can_create_in(folder: Path) -> bool:
+    """Whether a file can really be made in `folder` (made and removed at once)."""
+    import tempfile
+
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
 
 
 READ_ONLY_WORDS = ("readonly database", "read-only file system", "(code: 8)")

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from duocthu_desktop.artifacts import CHUNKS_FILE, MONOGRAPHS_FILE, PAGES_FILE, REPORT_FILE
+from duocthu_desktop.artifacts import CATALOG_FILE, CHUNKS_FILE, MONOGRAPHS_FILE, PAGES_FILE, REPORT_FILE
 from duocthu_desktop.dosage.rows import DOSING_FILE
 from duocthu_desktop.errors import IndexError_, ServerUnavailable
 from duocthu_desktop.retrieval.manifest import MANIFEST_FILE, IndexManifest
@@ -40,8 +40,8 @@ FORMAT_VERSION = 1
 PIECE_CHARS = 500_000  # per record: well under what one request to the server may carry
 # What the app opens of an index folder besides Chroma (the manifest first: it pins the four it digests); the
 # optional ones are published when the folder has them (the app does without, saying so, as from a folder).
-PUBLISHED_FILES = (MANIFEST_FILE, MONOGRAPHS_FILE, CHUNKS_FILE, DOSING_FILE, PAGES_FILE, REPORT_FILE)
-OPTIONAL_FILES = (DOSING_FILE, PAGES_FILE, REPORT_FILE)
+PUBLISHED_FILES = (MANIFEST_FILE, MONOGRAPHS_FILE, CHUNKS_FILE, DOSING_FILE, PAGES_FILE, REPORT_FILE, CATALOG_FILE)
+OPTIONAL_FILES = (DOSING_FILE, PAGES_FILE, REPORT_FILE, CATALOG_FILE)
 CACHE_SUBDIR = "server-index"
 PUBLISH_HINT = "publish it with `duocthu-ingest publish DIR --url URL`"
 
