@@ -48,6 +48,7 @@ TOPIC_LABELS = {
     "suy_gan": "suy gan",
     "xet_nghiem": "xét nghiệm của người bệnh",
     "benh_kem": "bệnh kèm theo",
+    "dang_dung": "thuốc đang dùng",
 }
 # A sentence that leans on the one before it ("Tình trạng này ...", "Do đó, ...") is shown with it.
 _LEANS_BACK = re.compile(r"^(?:(?:\w+\s){1,2}này|do đó|vì vậy|vì thế|do vậy|bởi vậy)(?!\w)", re.IGNORECASE)
