@@ -186,3 +186,17 @@ def test_the_route_asked_about_is_the_one_the_patient_goes_on_to(question: str, 
 def test_mixing_in_one_syringe_asks_the_incompatibilities() -> None:
     text = Text.of("Có trộn ketorolac tiêm với morphin sulfat trong cùng một bơm tiêm được không?")
     assert route_section(text).key == "tuong_ky"
+
+
+def test_a_weight_is_not_the_severity_a_contraindication_names() -> None:
+    from duocthu_desktop.qa.answers.patient_warnings import warning_answer
+
+    ci = _section("ketorolac", "chong_chi_dinh", "Giảm chức năng thận vừa và nặng.")
+    mild = QueryFrame(question="Người lớn 50 tuổi nặng 60 kg suy thận nhẹ, đau sau mổ, tiêm bắp ketorolac nhiều lần "
+                               "thì liều mỗi lần bao nhiêu?", drug_ids=["ketorolac"],
+                      drug_mentions={"ketorolac": "ketorolac"}, turn_type="dosing", renal_impairment=True,
+                      age_years=50.0, weight_kg=60.0)
+    shown = warning_answer(mild, {"chong_chi_dinh": ci})
+    assert shown is not None and not shown.contraindicated  # shown first, the dose for the patient not hidden
+    severe = mild.model_copy(update={"question": "Người lớn suy thận nặng, tiêm bắp ketorolac liều bao nhiêu?"})
+    assert warning_answer(severe, {"chong_chi_dinh": ci}).contraindicated
