@@ -200,3 +200,31 @@ def test_a_weight_is_not_the_severity_a_contraindication_names() -> None:
     assert shown is not None and not shown.contraindicated  # shown first, the dose for the patient not hidden
     severe = mild.model_copy(update={"question": "Người lớn suy thận nặng, tiêm bắp ketorolac liều bao nhiêu?"})
     assert warning_answer(severe, {"chong_chi_dinh": ci}).contraindicated
+
+
+HYDROCORTISON_EMERGENCY = (
+    "Tình huống cấp cứu: Dùng thuốc tiêm hydrocortison tan trong nước như hydrocortison natri succinat, "
+    "hydrocortison natri phosphat:\n\n"
+    "Cơn hen phế quản cấp: Liều thông thường tiêm tĩnh mạch từ 100 mg cho đến 500 mg hydrocortison, lặp lại 3 "
+    "hoặc 4 lần trong 24 giờ, tùy theo mức độ nặng nhẹ của bệnh và đáp ứng của người bệnh.\n\n"
+    "Trẻ em cho tới 1 tuổi: 25 mg; 1 - 5 tuổi: 50 mg; 6 - 12 tuổi: 100 mg."
+)
+
+
+def test_a_childs_dose_under_a_route_printed_above_it_is_never_said_missing() -> None:
+    from duocthu_desktop.artifacts import Monograph
+    from duocthu_desktop.qa.answers.engine_extractive import ExtractiveEngine
+
+    chunk = _chunk("hydrocortison", "lieu_luong_cach_dung", HYDROCORTISON_EMERGENCY)
+    frame = QueryFrame(question="Bé 3 tuổi lên cơn hen phế quản cấp, tiêm tĩnh mạch hydrocortison liều bao nhiêu?",
+                       drug_ids=["hydrocortison"], drug_mentions={"hydrocortison": "hydrocortison"},
+                       section_key="lieu_luong_cach_dung", turn_type="dosing", population="tre_em",
+                       age_years=3.0, route="tiem_tinh_mach")
+    monograph = Monograph(drug_id="hydrocortison", title="HYDROCORTISON", start_physical=20, end_physical=21,
+                          start_printed=300, end_printed=301)
+    answer = ExtractiveEngine().answer_section(
+        frame, SectionResult(drug_id="hydrocortison", section_key="lieu_luong_cach_dung", chunks=[chunk]), monograph)
+    claims = " ".join(c.text for b in answer.blocks for c in b.claims)
+    assert answer.decision == "answerable"
+    assert "50 mg" in claims
+    assert "không ghi liều" not in answer.message
