@@ -396,7 +396,7 @@ OVERDOSE_KEY = "qua_lieu_xu_tri"
 _MANAGEMENT = re.compile(r"(?<![^\W_])(?:xu tri|giai doc|doi khang|trung hoa|cap cuu|lam gi|dieu tri)(?![^\W_])")
 # the book's own label for that part of an overdose section ("Xử trí:", "Điều trị:")
 _MANAGEMENT_LABEL = re.compile(r"^\W*(?:xu tri|dieu tri)(?:\s+qua lieu)?\s*:")
-MAX_MANAGEMENT = 4
+MAX_MANAGEMENT = 6
 
 
 def _management(sentences: list[Sentence]) -> list[Sentence]:
