@@ -27,6 +27,9 @@ ITEM_SPLIT = re.compile(
 )
 _CAUSED = re.compile(r"(?:gây(?: ra)?|gay(?: ra)?|làm|lam|dẫn (?:tới|đến)|dan (?:toi|den))\s.*$")
 _NEGATION = frozenset({"không", "chưa", "khong", "chua"})
+# "(ngoại trừ sốc nhiễm khuẩn hoặc lao màng não)": conditions an item of the list leaves out
+_EXCEPT = re.compile(r"\(\s*(?:ngoại trừ|ngoai tru|trừ|tru)\s([^)]*)\)|(?<!\w)(?:ngoại trừ|ngoai tru)\s([^,;.()]*)")
+_NEGATED_SPAN = re.compile(r"(?<!\w)(?:không|chưa|khong|chua)\s[^.,;:()\n]*")
 _NORMAL = frozenset({("bình", "thường"), ("binh", "thuong")})
 _UP = frozenset({"tăng", "cao", "tang"})
 _DOWN = frozenset({"thấp", "hạ", "giảm", "thap", "ha", "giam"})
@@ -78,6 +81,8 @@ class Said:
         """The question without the conditions `text` (the drug's own indications) names: what a drug is given
         for is the reason for the question, not a condition to warn about."""
         text = fold(text) if self.folded else text.lower()
+        # "ở bệnh nhân không bị tăng huyết áp": what the indication rules out is no reason the drug is given
+        text = _NEGATED_SPAN.sub(" zzz ", text)
         printed = " " + " ".join(w for w in _WORD.findall(text) if w not in _GENERAL) + " "
         content = self.content()
         drop: set[int] = set()
@@ -131,7 +136,22 @@ def bears_on(sentence: str, said: Said) -> bool:
     if not said.words:
         return False
     text = fold(sentence) if said.folded else sentence.lower()
+    for m in reversed(list(_EXCEPT.finditer(text))):
+        if any(_item_said_whole(item, said) for item in ITEM_SPLIT.split(m.group(1) or m.group(2) or "")):
+            # "nhiễm khuẩn nặng (ngoại trừ sốc nhiễm khuẩn ...)" for a patient in septic shock: the item the
+            # exception belongs to is not this patient's, nor the exception itself
+            start = max(text.rfind(p, 0, m.start()) for p in ",;.:\n")
+            text = text[: start + 1] + " . " + text[m.end():]
     return any(_item_matches(item, said) for item in ITEM_SPLIT.split(text))
+
+
+def _item_said_whole(item: str, said: Said) -> bool:
+    """Every content word of the item, in its order, said together ("sốc nhiễm khuẩn", not "nhiễm khuẩn")."""
+    core = [w for w in _WORD.findall(item) if w not in _GENERAL]
+    if not core:
+        return False
+    words = [said.words[i] for i in said.content() if not said.negated[i]]
+    return any(words[k : k + len(core)] == core for k in range(len(words) - len(core) + 1))
 
 
 def _item_matches(item: str, said: Said) -> bool:

@@ -82,6 +82,13 @@ class ExtractiveEngine:
         """The dose statements that fit this patient, each under a title made from its own typed fields."""
         drug = _drug_name(monograph, monograph.drug_id)
         fit = dose_fit.choose(rows, dose_fit.Patient.from_frame(frame))
+        unread_route = ""
+        if fit.ask_route and fit.no_dose_for_route and set(fit.ask_route) <= {"other"} and frame.route:
+            # the only doses left name no route the parser could read: the book may give them by the route
+            # asked, so they are shown, saying so, never "the book gives no dose for this route"
+            fit = dose_fit.choose(rows, dose_fit.Patient.from_frame(frame.model_copy(update={"route": None})))
+            unread_route = (f"Dược thư không ghi rõ đường dùng ngay trong các câu liều dưới đây; đối chiếu với "
+                            f"đường {_route_name(frame.route).lower()} trong câu của sách.")
         if fit.ask_route:
             replies = [ROUTE_NAMES[r] for r in fit.ask_route]
             names = ", ".join(r.lower() for r in replies)
@@ -118,7 +125,7 @@ class ExtractiveEngine:
                 answer.add_quarantined(title + ": bảng cần đối chiếu trang PDF", chunk)
             else:
                 answer.add(title, "dosage", chunk, row.start, row.end)
-        message = join_messages(*fit.notes) if fit.notes else ""
+        message = join_messages(unread_route, *fit.notes)
         if fit.quarantined:
             result = answer.result(Reason.QUARANTINED_EVIDENCE, join_messages(message, quarantine_message()))
         else:

@@ -48,6 +48,7 @@ TOPIC_LABELS = {
     "suy_gan": "suy gan",
     "xet_nghiem": "xét nghiệm của người bệnh",
     "benh_kem": "bệnh kèm theo",
+    "dang_dung": "thuốc đang dùng",
 }
 # A sentence that leans on the one before it ("Tình trạng này ...", "Do đó, ...") is shown with it.
 _LEANS_BACK = re.compile(r"^(?:(?:\w+\s){1,2}này|do đó|vì vậy|vì thế|do vậy|bởi vậy)(?!\w)", re.IGNORECASE)
@@ -121,7 +122,7 @@ def warning_answer(
 
 # "Dùng đồng thời với chế phẩm chứa calci ở trẻ em": forbidden with something else, not the drug for this patient
 _CONDITIONAL = re.compile(r"(?<!\w)(?:dùng đồng thời|phối hợp|dùng cùng|dùng chung|kết hợp|nếu|khi đang dùng)(?!\w)")
-_SEVERITY = re.compile(r"(?<!\w)(?:nặng|nghiêm trọng|mất bù|giai đoạn cuối|tiến triển|cấp tính)(?!\w)")
+_SEVERITY = re.compile(r"(?<!\w)(?:nặng|vừa|nghiêm trọng|mất bù|giai đoạn cuối|tiến triển|cấp tính)(?!\w)")
 
 
 # "Trẻ trên 12 tuổi, nếu cần, có thể dùng liều như liều người lớn." printed among the contraindications allows
@@ -147,14 +148,25 @@ def _graver_than_said(warning: Warning, frame: QueryFrame) -> bool:
     breathing's, not the myasthenia's a patient says they have."""
     said = Said.of(frame.question, list(frame.drug_mentions.values()))
     topic_words = [p for t in warning.topics if (p := _TOPIC_WORDS.get(t)) is not None]
-    items = [i for i in ITEM_SPLIT.split(warning.text) if i and i.strip()]
+    items: list[str] = []
+    for item in (i for i in ITEM_SPLIT.split(warning.text) if i and i.strip()):
+        if items and not _SEVERITY.sub("", item.lower()).strip(" .;,"):
+            items[-1] += " " + item  # "vừa và nặng": the severities of one item
+        else:
+            items.append(item)
     mine = [i for i in items if any(p.search(i.lower()) for p in topic_words) or (said.any() and bears_on(i, said))]
     return all(_severity_unsaid(item, frame.question) for item in (mine or [warning.text]))
 
 
+# "nặng 60 kg" is a weight, not a severity the person says
+_WEIGHT_SAID = re.compile(r"(?<!\w)(?:nặng|nang|cân nặng|can nang)\s*\d+(?:[,.]\d+)?\s*(?:kg|kí|ký|ki|cân)?(?!\w)")
+
+
 def _severity_unsaid(text: str, question: str) -> bool:
-    said = question.lower()
-    return any(m.group(0) not in said and fold(m.group(0)) not in fold(said) for m in _SEVERITY.finditer(text.lower()))
+    said = _WEIGHT_SAID.sub(" ", question.lower())
+    # "vừa và nặng": the patient is in it when either is said
+    named = [m.group(0) for m in _SEVERITY.finditer(text.lower())]
+    return bool(named) and all(w not in said and fold(w) not in fold(said) for w in named)
 
 
 _TOPIC_WORDS = {"suy_than": rules.RENAL_WORDS, "suy_gan": rules.HEPATIC_WORDS, "tre_em": rules.CHILD_WORDS,

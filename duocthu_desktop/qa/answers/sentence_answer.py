@@ -48,6 +48,7 @@ MIN_SENTENCE_CHARS = 12
 MIN_COVERAGE = 0.6
 MIN_COVERAGE_WITH_MEANING = 0.34
 MAX_ABSENT = 0.25
+MIN_COVERAGE_OF_KIND = 0.25  # a sentence printing the kind of figure asked for, with the model's agreement
 # Cosine similarity (EmbeddingGemma, query vs document prompt) above which a sentence is taken to be about the
 # question; below `DENSE_FLOOR` it adds nothing.
 DENSE_SUPPORT = 0.5
@@ -89,11 +90,15 @@ class Scored:
         return self.lexical + meaning + (SECTION_WEIGHT if self.boosted else 0.0)
 
     absent: float = 0.0  # share of the question's weight in words the monograph never prints
+    kind_held: bool = False  # prints the kind of figure the question asks for ("bao lâu?": a duration)
 
     @property
     def answers(self) -> bool:
-        if self.lexical >= MIN_COVERAGE:
+        if self.lexical >= MIN_COVERAGE or (self.kind_held and self.lexical >= MIN_COVERAGE_WITH_MEANING):
             return True
+        if self.kind_held and self.lexical >= MIN_COVERAGE_OF_KIND and self.dense is not None \
+                and self.dense >= DENSE_SUPPORT:
+            return True  # the figure asked for, some of the words, and the meaning
         # fewer of the question's words, but the same meaning; not when what it asks about is printed nowhere
         return (self.lexical >= MIN_COVERAGE_WITH_MEANING and self.absent < MAX_ABSENT
                 and self.dense is not None and self.dense >= DENSE_SUPPORT)
@@ -122,11 +127,47 @@ class Term:
 
 _COUNTED = frozenset({"lieu", "lan", "vien", "ong", "goi", "giot", "nhat", "mieng"})
 
+# What kind of answer the question wants, when its words say so ("bao lâu", "nhiệt độ nào"): the words that ask
+# are replaced by one term that only a sentence printing that kind of figure holds ("12 - 18 tháng", "2 - 8 °C").
+DURATION_TERM = "zzduration"
+TEMPERATURE_TERM = "zztemperature"
+_UNIT_OF_TIME = r"(?:giay|phut|gio|ngay|tuan|thang|nam)"
+_ASKS_DURATION = re.compile(
+    r"(?<![^\W_])(?:(?:keo dai|trong|dung|dieu tri|cach)\s+)?(?:bao lau|bao nhieu " + _UNIT_OF_TIME
+    + r"|may " + _UNIT_OF_TIME + r")(?![^\W_])")
+_ASKS_TEMPERATURE = re.compile(r"(?<![^\W_])nhiet do(?:\s+(?:nao|bao nhieu|the nao))?(?![^\W_])")
+_PRINTS_DURATION = re.compile(r"\d\s*(?:giây|phút|giờ|ngày|tuần|tháng|năm)(?!\w)", re.IGNORECASE)
+_PRINTS_TEMPERATURE = re.compile(r"\d\s*(?:<sup>\s*)?(?:°|o\s*</sup>|º)\s*C|\d\s*độ\s*C(?!\w)")
+# the book's own word for how long ("Thời gian điều trị thường là ..."), asked with every "bao lâu"
+DURATION_WORD_TERM = "zzdurationword"
+_PRINTS_DURATION_WORD = re.compile(r"(?<!\w)thời gian(?!\w)", re.IGNORECASE)
+ANSWER_TERMS = {DURATION_TERM: _PRINTS_DURATION, TEMPERATURE_TERM: _PRINTS_TEMPERATURE,
+                DURATION_WORD_TERM: _PRINTS_DURATION_WORD}
+FILTERING_TERMS = (DURATION_TERM, TEMPERATURE_TERM)
+
+
+def _answer_kinds(question: str) -> tuple[str, list[str]]:
+    """The question with the words that ask for a duration or a temperature replaced by their term; the terms."""
+    folded = fold(unicodedata.normalize("NFC", question))
+    if len(folded) != len(question):
+        return question, []
+    kinds: list[str] = []
+    for pattern, term in ((_ASKS_DURATION, DURATION_TERM), (_ASKS_TEMPERATURE, TEMPERATURE_TERM)):
+        spans = [m.span() for m in pattern.finditer(folded)]
+        for start, end in reversed(spans):
+            said = f" {term} {DURATION_WORD_TERM} " if term == DURATION_TERM else f" {term} "
+            question = question[:start] + said + question[end:]
+            folded = folded[:start] + said + folded[end:]
+        if spans:
+            kinds.append(term)
+    return question, kinds
+
 
 def question_terms(question: str, drop_names: Iterable[str] = ()) -> list[Term]:
     """The question's content words in order: no asking words, section words or the drug's own names."""
     dropped = {fold(w) for name in drop_names for w in _WORD.findall(name)}
     terms: list[Term] = []
+    question, _ = _answer_kinds(unicodedata.normalize("NFC", question))
     words = _WORD.findall(unicodedata.normalize("NFC", question))
     for i, word in enumerate(words):
         folded = fold(word)
@@ -150,7 +191,9 @@ class _Bag:
     def of(cls, text: str) -> _Bag:
         words = _WORD.findall(unicodedata.normalize("NFC", text))
         folded = [fold(w) for w in words]
-        return cls(set(folded), {_typed_key(w) for w in words}, set(zip(folded, folded[1:], strict=False)))
+        kinds = {term for term, printed in ANSWER_TERMS.items() if printed.search(text)}
+        return cls(set(folded) | kinds, {_typed_key(w) for w in words},
+                   set(zip(folded, folded[1:], strict=False)))
 
     def has(self, term: Term) -> bool:
         return term.typed in self.typed if term.accented else term.folded in self.folded
@@ -191,8 +234,16 @@ def rank(
     for term in terms:
         df = sum(1 for b in bags if b.has(term))
         weight[term] = math.log((n + 1) / (df + 0.5))
+    # "bao lâu?" is answered by a sentence that prints a duration: when some do, only they are weighed
+    kind_held = False
+    for kind in (t for t in terms if t.folded in FILTERING_TERMS):
+        holding = [(s, b) for s, b in zip(sentences, bags, strict=True) if kind.folded in b.folded]
+        if holding:
+            sentences, bags, kind_held = [s for s, _ in holding], [b for _, b in holding], True
     pairs = [(a, b) for a, b in zip(terms, terms[1:], strict=False)]
-    total = sum(weight.values()) + 0.5 * sum(weight[a] + weight[b] for a, b in pairs) / 2
+    # the book's word for a duration only adds: a sentence that prints the figure without it still answers
+    total = sum(w for t, w in weight.items() if t.folded != DURATION_WORD_TERM) \
+        + 0.5 * sum(weight[a] + weight[b] for a, b in pairs) / 2
     boosted = set(boost)
     absent = sum(w for t, w in weight.items() if not any(b.has(t) for b in bags)) / total if total > 0 else 0.0
     scored: list[Scored] = []
@@ -203,7 +254,8 @@ def rank(
         joined = sum(weight[a] + weight[b] for a, b in pairs if bag.has(a) and bag.has(b)
                      and (a.folded, b.folded) in bag.pairs)
         lexical = min(1.0, (held + 0.5 * joined / 2) / total) if total > 0 else 0.0
-        scored.append(Scored(sentence, lexical, boosted=sentence.section_key in boosted, absent=absent))
+        scored.append(Scored(sentence, lexical, boosted=sentence.section_key in boosted, absent=absent,
+                             kind_held=kind_held))
     scored.sort(key=lambda s: -s.score)
     if embedder is not None and scored and _in_doubt(scored):
         _add_meaning(question, scored[:DENSE_CANDIDATES], embedder)
@@ -318,20 +370,67 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
     boost = [ask.section] if ask.section else []
     if ask.kind == "how_to":
         boost = [DOSAGE_KEY]
+    if ask.section == OVERDOSE_KEY and _MANAGEMENT.search(fold(frame.question)):
+        managed = _management(sentences)
+        if managed:
+            return _cited(managed, drug)
     if ask.section in WEIGHED_SECTIONS:
         # the section the question names by its heading ("quá liều", "bảo quản") answers first when one of its
         # sentences holds enough of the question: "suy hô hấp" in an overdose question is the overdose's
         own = rank(frame.question, [s for s in sentences if s.section_key == ask.section], names, boost, embedder)
         if own and own[0].lexical >= MIN_COVERAGE_WITH_MEANING:  # the heading named stands for the meaning
             top = own[0].score
-            return _cited([s.sentence for s in own[:MAX_SENTENCES] if s.score >= KEEP_WITHIN * top], drug)
+            chosen = [s.sentence for s in own[:MAX_SENTENCES] if s.score >= KEEP_WITHIN * top]
+            return _cited(_with_next(chosen, own, sentences, same_section=True), drug)
     scored = rank(frame.question, sentences, names, boost, embedder)
     if not scored and ask.kind == "how_to":
         return _instructions(chunks, drug_id, drug)
     chosen = _best(scored)
     if not chosen:
         return abstain(Reason.EVIDENCE_INSUFFICIENT, _not_found(drug))
-    return _cited(chosen, drug)
+    return _cited(_with_next(chosen, scored, sentences), drug)
+
+
+OVERDOSE_KEY = "qua_lieu_xu_tri"
+# "xử trí thế nào", "thuốc giải độc", "trung hòa bằng gì": what to do, not what happens
+_MANAGEMENT = re.compile(r"(?<![^\W_])(?:xu tri|giai doc|doi khang|trung hoa|cap cuu|lam gi|dieu tri)(?![^\W_])")
+# the book's own label for that part of an overdose section ("Xử trí:", "Điều trị:")
+_MANAGEMENT_LABEL = re.compile(r"^\W*(?:xu tri|dieu tri)(?:\s+qua lieu)?\s*:")
+MAX_MANAGEMENT = 6
+
+
+def _management(sentences: list[Sentence]) -> list[Sentence]:
+    """The overdose section's "Xử trí:" part, from its label on, in the book's order (what to do, the antidote
+    with it); [] when the section prints no such label."""
+    own = [s for s in sentences if s.section_key == OVERDOSE_KEY]
+    for i, sentence in enumerate(own):
+        if _MANAGEMENT_LABEL.search(fold(sentence.text)):
+            return own[i : i + MAX_MANAGEMENT]
+    return []
+
+
+def _with_next(chosen: list[Sentence], scored: list[Scored], sentences: list[Sentence],
+               same_section: bool = False) -> list[Sentence]:
+    """The best sentence with the one the book goes on with in its paragraph ("... nên dùng xa bữa ăn." "Uống
+    lúc đói, 1 giờ trước khi ăn."): shown when it holds half the words the best holds, or, in a section the
+    question named, always."""
+    if not chosen:
+        return chosen
+    best = chosen[0]
+    lexical = {id(s.sentence): s.lexical for s in scored}
+    top = lexical.get(id(best), 0.0)
+    for i, sentence in enumerate(sentences[:-1]):
+        if sentence is not best:
+            continue
+        following = sentences[i + 1]
+        gap = best.chunk.text[best.end : following.start]
+        if following.chunk is not best.chunk or "\n\n" in gap or following in chosen:
+            break
+        if same_section or lexical.get(id(following), 0.0) >= 0.5 * top:
+            at = chosen.index(best) + 1
+            return [*chosen[:at], following, *chosen[at:]][: MAX_SENTENCES + 1]
+        break
+    return chosen
 
 
 def _not_found(drug: str) -> str:
@@ -384,7 +483,10 @@ def _route_answer(frame, chunks: list[Chunk], sentences: list[Sentence], names: 
     if warned:
         scored = rank(frame.question, warned, names, [], None)
         chosen = [s.sentence for s in scored[:2]] or warned[:1]
-        return _cited(chosen, drug, said)
+        # with how the book says it is given ("Thuốc để tiêm tĩnh mạch ..., hoặc để tiêm dưới da sâu")
+        how = [s for s in sentences if s.section_key == DOSAGE_KEY and not _gives_dose(s.text)
+               and any(names_route(s.text, r, specific=True) for r in dosed)]
+        return _cited(chosen + [h for h in how[:1] if h not in chosen], drug, said)
     return EngineAnswer(decision="clarify", reason=Reason.MISSING_ROUTE.value,
                         message=join_messages(said, "Bạn muốn xem đường nào?"), quick_replies=replies)
 

@@ -11,14 +11,17 @@ import re
 from dataclasses import dataclass
 
 from duocthu_desktop.dosage.words import ADULT_YEARS, ELDERLY_YEARS, routes_in
+from duocthu_desktop.qa.answers import drug_classes
 from duocthu_desktop.qa.answers.comorbidities import Said, bears_on
 from duocthu_desktop.qa.understanding import lab_values
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.qa.understanding.lab_values import LabValue
 
 # The patient topics a sentence can bear on; "benh_kem" is a condition the person says the patient has,
-# "xet_nghiem" a lab value they give that lies in a band the sentence prints.
-TOPICS = ("mang_thai", "cho_con_bu", "tre_em", "nguoi_cao_tuoi", "suy_than", "suy_gan", "xet_nghiem", "benh_kem")
+# "xet_nghiem" a lab value they give that lies in a band the sentence prints, "dang_dung" a class of medicines
+# the person says the patient takes ("đang uống thuốc chống đông") that the sentence names in its own words.
+TOPICS = ("mang_thai", "cho_con_bu", "tre_em", "nguoi_cao_tuoi", "suy_than", "suy_gan", "xet_nghiem", "benh_kem",
+          "dang_dung")
 _EPS = 1e-6
 _NUM = r"(\d+(?:,\d+)?)"
 
@@ -37,6 +40,7 @@ class Patient:
     said: Said | None = None  # the conditions the person says the patient has, as content words
     labs: tuple[LabValue, ...] = ()  # lab values given, compared with the thresholds the book prints
     route: str | None = None  # the route asked about: a sentence naming only other routes is another product
+    taking: frozenset[str] = frozenset()  # keys of the medicine classes the patient is said to take
 
     @classmethod
     def of(cls, frame: QueryFrame, indications: str = "") -> Patient:
@@ -53,6 +57,7 @@ class Patient:
             hepatic=frame.hepatic_impairment,
             labs=tuple(frame.lab_values),
             route=frame.route,
+            taking=_classes_taken(frame),
         )
 
     @property
@@ -73,10 +78,22 @@ class Patient:
             "suy_gan": self.hepatic,
             "xet_nghiem": bool(self.labs),
             "benh_kem": self.said is not None,
+            "dang_dung": bool(self.taking),
         }[topic]
 
     def any(self) -> bool:
         return any(self.has(t) for t in TOPICS)
+
+
+def _classes_taken(frame: QueryFrame) -> frozenset[str]:
+    """The medicine classes the question names besides the drug asked about ("đang uống thuốc chống đông"); a
+    class the drug itself belongs to ("heparin" among the anticoagulants) is the drug, not another medicine."""
+    question = frame.question
+    own = set()
+    for name in frame.drug_mentions.values():
+        own.update(c.key for c in drug_classes.with_parents(drug_classes.classes_of_member(name)))
+        question = re.sub(r"(?<!\w)" + re.escape(name) + r"(?!\w)", " ", question, flags=re.IGNORECASE)
+    return frozenset(c.key for c, _ in drug_classes.class_mentions(question) if c.key not in own)
 
 
 def _age_interval(frame: QueryFrame) -> tuple[float, float] | None:
@@ -217,6 +234,8 @@ def topics_of(sentence: str, patient: Patient, own_section: tuple[str, ...] | No
         found.append("xet_nghiem")
     if patient.said is not None and bears_on(sentence, patient.said):
         found.append("benh_kem")
+    if patient.taking and patient.taking & {c.key for c in drug_classes.classes_in(sentence)}:
+        found.append("dang_dung")
     return tuple(found)
 
 

@@ -106,6 +106,12 @@ def extract_weight(text: Text) -> tuple[float, str] | None:
 # ---- route ---------------------------------------------------------------------------------------
 
 _NEGATED_BEFORE = re.compile(r"(?:khong|chua|chang)(?: the)?\s*$")
+# "chuyển sang uống": the route the patient goes on to is the one asked about
+_SWITCHED_TO = re.compile(r"(?:chuyen|doi)\s+(?:sang|qua)(?:\s+(?:dung|duong))?\s*$")
+# "sau khi tiêm", "đã tiêm": a route already given, not the one asked about when another is named
+_ALREADY_GIVEN = re.compile(r"(?:(?<!\w)da|sau khi|sau)\s*$")
+# "đang uống thuốc chống đông": another medicine the patient takes, not how this one is given
+_OTHER_MEDICINE = re.compile(r"^\s*(?:cac\s+|mot\s+)?thuoc\b")
 
 
 _NOT_ROUTE = re.compile(
@@ -147,6 +153,12 @@ def extract_route(text: Text) -> str | None:
     found = kept or found
     if not found:
         return None
+    switched = [f for f in found if _SWITCHED_TO.search(text.folded[max(0, f[0] - 16) : f[0]])]
+    if switched:
+        return sorted(switched)[0][2]
+    current = [f for f in found if not _ALREADY_GIVEN.search(text.folded[max(0, f[0] - 9) : f[0]])
+               and not _OTHER_MEDICINE.search(text.folded[f[0] - f[1] : f[0] - f[1] + 12])]
+    found = current or found
     found.sort()
     key = found[0][2]
     if key == "tiem":  # "tiêm vào khoang dưới màng nhện": the site named later is the route

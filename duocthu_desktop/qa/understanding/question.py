@@ -196,7 +196,7 @@ def _turn_type(frame: QueryFrame, text: Text, interaction_cue: bool, can_use: bo
         if scope.is_smalltalk(text) and frame.section_key is None:
             return "smalltalk"
     partners = len(frame.drug_ids) + len(frame.unknown_drugs) + len(frame.drug_classes)
-    if frame.drug_ids and partners >= 2:
+    if frame.drug_ids and partners >= 2 and frame.section_key != "tuong_ky":
         # "có dùng được không" with two drugs asks whether they can be used together, not for a contraindication
         open_ask = frame.section_key is None or can_use
         if interaction_cue or any_of(text, COADMINISTRATION_CUES) or (open_ask and any_of(text, _JOINERS)):

@@ -101,7 +101,7 @@ ASKING_WORDS = frozenset(
     nguoi benh thuoc lieu xu tri qua tac mong muon chong chi dinh than trong thoi ky mang thai
     con bu quan tuong tac on dinh huong dan cach ra sao nao hay hoi toi muon biet xin vui long
     phu nu dang phai nen can vay ve theo sau truoc tu den hoac cung tren duoi lam gay ma adr duong
-    neu minh em anh chi ban oi a nhe roi sao su nhan
+    neu minh em anh chi ban oi a nhe roi sao su nhan ke ca
     """.split()
 )
 _WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
@@ -151,6 +151,19 @@ def _other_facts(frame) -> bool:
     )
 
 
+_HOW_LONG = re.compile(r"(?<![a-z])(?:bao lau|bao nhieu (?:ngay|tuan|thang)|may (?:ngay|tuan|thang))(?![a-z])")
+
+
+def _asks_how_long(frame, text: Text) -> bool:
+    """"Điều trị bằng X thường kéo dài bao lâu?": a duration, no amount, for no patient in particular (what the
+    drug treats is the reason for the question, not a fact of a patient)."""
+    if not _HOW_LONG.search(text.folded) or _AMOUNT.search(text.folded) or frame.section_key not in (DOSING, None):
+        return False
+    return not (frame.population is not None or frame.age_years is not None or frame.weight_kg is not None
+                or frame.clcr is not None or frame.renal_impairment or frame.hepatic_impairment or frame.pregnant
+                or frame.breastfeeding or getattr(frame, "lab_values", None))
+
+
 def sentence_ask(frame) -> SentenceAsk | None:
     """Whether the question is one the drug's sentences answer (not a dose, a contraindication, an indication
     list or an interaction), and how; None leaves it to the section paths."""
@@ -159,9 +172,11 @@ def sentence_ask(frame) -> SentenceAsk | None:
     if frame.turn_type not in ("drug_attribute", "dosing", "unknown"):
         return None
     key = frame.section_key
+    text = Text.of(expand_abbreviations(frame.question))
+    if _asks_how_long(frame, text):
+        return SentenceAsk("focused", key if key in WEIGHED_SECTIONS else DOSING)
     if _other_facts(frame):
         return None
-    text = Text.of(expand_abbreviations(frame.question))
     if key == DOSING and frame.population is None and any_of(text, MISSED_DOSE_PHRASES):
         return SentenceAsk("focused", DOSING)  # "Quên một liều thì phải làm sao?": no amount is asked
     if key == DOSING and (_AMOUNT.search(text.folded) or frame.population is not None):
