@@ -66,7 +66,12 @@ def private_file(path: Path) -> Path:
 
 
 def models_dir() -> Path:
-    return Path(os.environ.get(ENV_MODELS_DIR) or (cache_dir() / "models"))
+    """DUOCTHU_MODELS_DIR, else the models a frozen bundle ships, else the cache's (`duocthu-models prepare`)."""
+    if os.environ.get(ENV_MODELS_DIR):
+        return Path(os.environ[ENV_MODELS_DIR])
+    from duocthu_desktop import bundled
+
+    return bundled.models_dir() or cache_dir() / "models"
 
 
 def settings_file() -> Path:

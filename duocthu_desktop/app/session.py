@@ -24,11 +24,16 @@ SAMPLE_INDEX = "sample-index"  # where scripts/setup.sh builds the sample book's
 
 
 def default_index(settings: Settings) -> Path | None:
-    """The index to open: the settings' (flag > environment > saved), else the sample index setup built."""
+    """The index to open: the settings' (flag > environment > saved), else the sample index setup built, else
+    the one a frozen bundle ships."""
     if settings.index_dir is not None:
         return Path(settings.index_dir)
     sample = data_dir() / SAMPLE_INDEX
-    return sample if sample.is_dir() else None
+    if sample.is_dir():
+        return sample
+    from duocthu_desktop import bundled
+
+    return bundled.index_dir()
 
 
 def recorded_pdf_path(index_dir: Path | None) -> Path | None:
