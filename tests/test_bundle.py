@@ -156,3 +156,41 @@ def test_a_frozen_model_tool_prepares_only_the_language_model_the_bundle_ships(f
     assert cli._specs_to_prepare() == [gguf.DEFAULT]  # the test model is not shipped: no download attempted
     monkeypatch.delattr(sys, "frozen")
     assert cli._specs_to_prepare() == list(gguf.SPECS.values())
+
+
+UNIX_ONLY = {"resource", "fcntl", "pwd", "grp", "termios", "tty", "pty", "posix"}
+NOT_BUNDLED = {"ingestion/bench_index.py"}  # a benchmark, left out of the bundle by build.spec
+
+
+def _guarded(node, parents) -> bool:
+    """Inside a `try:` whose handlers catch ImportError (or ModuleNotFoundError)."""
+    import ast
+
+    while node in parents:
+        child, node = node, parents[node]
+        if isinstance(node, ast.Try) and child in node.body:
+            for handler in node.handlers:
+                names = [handler.type] if not isinstance(handler.type, ast.Tuple) else handler.type.elts
+                if any(getattr(n, "id", None) in ("ImportError", "ModuleNotFoundError") for n in names):
+                    return True
+    return False
+
+
+def test_no_unix_only_module_is_imported_unguarded_on_the_paths_a_windows_laptop_takes():
+    import ast
+
+    offenders = []
+    for pkg in ("duocthu_desktop", "ingestion", "models"):
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            if rel in NOT_BUNDLED:
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            parents = {child: parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+            for node in ast.walk(tree):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                if any(n.split(".")[0] in UNIX_ONLY for n in names) and not _guarded(node, parents):
+                    offenders.append(f"{rel}:{node.lineno}")
+    assert offenders == [], f"Unix-only imports without an ImportError fallback: {offenders}"
+    assert "ingestion.bench_index" in (ROOT / "build.spec").read_text(encoding="utf-8")  # really left out
