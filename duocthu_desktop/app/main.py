@@ -15,6 +15,7 @@ import logging
 import multiprocessing
 import os
 import sys
+import time
 from pathlib import Path
 
 from duocthu_desktop.settings import Settings
@@ -37,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--model", metavar="GGUF", help="language model for the generative engine ($DUOCTHU_MODEL)")
     parser.add_argument("--screenshot", metavar="PNG", help="save a screenshot of the window after --ask, then quit")
     parser.add_argument("--ask", metavar="QUESTION", help="the question to ask (with --screenshot, or without a display)")
+    # bench/bundle_bench.py: print the wall clock once the window is usable, then quit (launch time of a bundle)
+    parser.add_argument("--launch-bench", action="store_true", help=argparse.SUPPRESS)
     return parser
 
 
@@ -161,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
         operations.wait_all()
         return code
     _quit_on_interrupt(app)
+    if args.launch_bench:
+        window.session_ready.connect(lambda: (print(f"ready {time.time():.3f}", flush=True), app.quit()))
     window.show()
     window.start()
     if args.ask:
