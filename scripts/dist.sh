@@ -91,7 +91,9 @@ for folder in ("duocthu_desktop", "ingestion", "models"):
 lines.append(f"launcher {digest(Path('scripts/bundle_launcher.py'))}")  # the one script the executables run
 env = os.environ
 index = Path(env["DUOCTHU_BUNDLE_INDEX"])
-lines += [f"index/{p.relative_to(index)} {digest(p)}" for p in files(index)]
+# the index by its artifacts and manifest (which names the collection by the digests of its chunks and model):
+# Chroma rewrites its sqlite file whenever anyone opens the index, without changing what it holds
+lines += [f"index/{p.relative_to(index)} {digest(p)}" for p in files(index) if "chroma" not in p.relative_to(index).parts]
 lines.append(f"pdf {digest(Path(env['DUOCTHU_BUNDLE_PDF']), True)}")
 models = Path(env["DUOCTHU_BUNDLE_MODELS"])
 wanted = files(models / "embeddinggemma-300m") + ([models / "gguf" / env["DUOCTHU_BUNDLE_GGUF"]] if env["DUOCTHU_BUNDLE_GGUF"] else [])
@@ -163,7 +165,7 @@ if [ "$CHECK" = 1 ]; then
       for d in "$@"; do [ -d "$d" ] && mount -t tmpfs tmpfs "$d"; done
       up=$(awk -F: "NR > 2 { gsub(/ /, \"\", \$1); if (\$1 != \"lo\") print \$1 }" /proc/net/dev)
       [ -z "$up" ] || { echo "network interfaces still there: $up" >&2; exit 1; }
-      exec env -i PATH=/usr/bin:/bin HOME="$work/home" LANG=C.UTF-8 QT_QPA_PLATFORM=offscreen \
+      exec env -i PATH=/usr/bin:/bin HOME="$work/home-offline" LANG=C.UTF-8 QT_QPA_PLATFORM=offscreen \
         "$out/duocthu" --screenshot "$work/offline.png" --ask "$question"' \
       sh "$WORK" "$OUT" "$QUESTION" "$VIRTUAL_ENV" "$B_MODELS" "$(dirname "$B_INDEX")" "$(dirname "$B_PDF")" "$ROOT" \
       >"$WORK/offline.log" 2>&1 || { tail -5 "$WORK/offline.log" >&2; return 1; }
