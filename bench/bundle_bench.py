@@ -62,6 +62,9 @@ def launch_once(bundle: Path) -> tuple[float, float | None]:
         if "ready" not in marks:
             raise SystemExit(f"bundle_bench: the app never became usable (exit {out.returncode}): "
                              f"{out.stderr.strip().splitlines()[-1:] or ['no output']}")
+        if "embedding model not loaded" in out.stderr:
+            raise SystemExit("bundle_bench: the embedding model did not load: "
+                             + next(line for line in out.stderr.splitlines() if "not loaded" in line))
         if "in the app's process" in out.stderr:
             print("  (the embedding worker did not start: the model loaded in the app's process)")
         warm = float(marks["warm"]) - started if "warm" in marks else None
