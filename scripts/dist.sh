@@ -3,7 +3,7 @@
 #
 #   bash scripts/dist.sh            build (or reuse) the bundle; prints the folder on the last line
 #   bash scripts/dist.sh --check    the same, then start the built programs with no virtual environment and no
-#                                   network, and exit non-zero unless every step passes
+#                                   network, and exit non-zero unless every step passes (about 30 s)
 #
 # The bundle is cached under the cache folder, keyed by the hash of what goes into it (the source, the launcher,
 # build.spec, pyproject.toml, the models' files, the sample index and its PDF, the PyInstaller and Python versions): an unchanged
@@ -171,9 +171,15 @@ if [ "$CHECK" = 1 ]; then
       >"$WORK/offline.log" 2>&1 || { tail -5 "$WORK/offline.log" >&2; return 1; }
     shot_ok "$WORK/offline.png" || { echo "no PNG at $WORK/offline.png" >&2; return 1; }
   }
+  model_loads() {  # the window usable, then the embedding model loaded in its worker process (torch, the model)
+    bare "$OUT/duocthu" --launch-bench >"$WORK/launch.out" 2>"$WORK/launch.err" || { tail -3 "$WORK/launch.err" >&2; return 1; }
+    grep -q "^ready " "$WORK/launch.out" && grep -q "^warm " "$WORK/launch.out" || { echo "never usable" >&2; return 1; }
+    ! grep -E "embedding model not loaded|embedding worker unavailable" "$WORK/launch.err" >&2
+  }
   step "the app answers with a citation, off-screen, outside any venv (screenshot)" app_answers "$WORK/answer.png"
   step "the ingest tool builds $(basename "$SAMPLE_B") (--no-embed) and checks it" ingest_ok
   step "the app answers with no network (unshare -n) and the build machine's files hidden" offline_answers
+  step "the app loads the embedding model in its worker process" model_loads
   mkdir -p "$CACHE/bundle/last-check"
   cp "$WORK/answer.png" "$WORK/offline.png" "$CACHE/bundle/last-check/"
   say "check passed; screenshots in $CACHE/bundle/last-check/"
