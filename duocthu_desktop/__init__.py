@@ -13,3 +13,7 @@ __version__ = "0.1.0"
 for _name, _value in (("ORT_DISABLE_TELEMETRY", "1"), ("ANONYMIZED_TELEMETRY", "False"),
                       ("HF_HUB_DISABLE_TELEMETRY", "1"), ("DO_NOT_TRACK", "1")):
     _os.environ.setdefault(_name, _value)
+
+from duocthu_desktop.bundled import go_offline as _go_offline  # noqa: E402 - after the defaults above
+
+_go_offline()  # a frozen build forces the Hugging Face libraries offline: nothing is fetched at start

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sys
 from pathlib import Path
 from typing import Literal
 
@@ -32,8 +31,7 @@ ENV_CHROMA_URL = "DUOCTHU_CHROMA_URL"  # server mode: http://host:port of a Chro
 ENV_CHROMA_TOKEN = "DUOCTHU_CHROMA_TOKEN"  # server mode: bearer token for the reverse proxy in front of it
 ENV_CHROMA_TIMEOUT = "DUOCTHU_CHROMA_TIMEOUT"  # server mode: seconds every HTTP call may take
 ENV_CONFIG_DIR = "DUOCTHU_CONFIG_DIR"  # where settings.json lives
-ENV_BUNDLED_INDEX = "DUOCTHU_BUNDLED_INDEX"  # the index shipped with a bundle (until the bundle's module says)
-BUNDLED_INDEX_NAME = "index"  # the folder beside a frozen app's executable holding its prebuilt index
+ENV_BUNDLED_INDEX = "DUOCTHU_BUNDLED_INDEX"  # names the index a bundle ships (default: duocthu_desktop.bundled)
 
 # Where a value in use came from: a command-line flag, the environment, settings.json, shipped with the bundle,
 # or the built-in default. A flag's or the environment's value is this run's alone: never saved.
@@ -50,18 +48,14 @@ def data_dir() -> Path:
 
 
 def bundled_index_dir() -> Path | None:
-    """The prebuilt index shipped beside a frozen app (PyInstaller: its folder, or `sys._MEIPASS`), or the one
-    DUOCTHU_BUNDLED_INDEX names; None when not frozen and not named. Used as shipped until an admin rebuilds
-    into the user's data folder."""
+    """The prebuilt index a frozen app ships (duocthu_desktop.bundled), or the one DUOCTHU_BUNDLED_INDEX names;
+    None when not frozen and not named. Used as shipped until an admin rebuilds into the user's data folder."""
     named = os.environ.get(ENV_BUNDLED_INDEX)
     if named:
         return Path(named)
-    if not getattr(sys, "frozen", False):
-        return None
-    for base in (getattr(sys, "_MEIPASS", None), Path(sys.executable).parent):
-        if base and (Path(base) / BUNDLED_INDEX_NAME).is_dir():
-            return Path(base) / BUNDLED_INDEX_NAME
-    return None
+    from duocthu_desktop import bundled
+
+    return bundled.index_dir()
 
 
 PRIVATE_DIR_MODE = 0o700  # the data folder: what a clinician typed, masked, is still theirs alone
@@ -92,7 +86,12 @@ def private_file(path: Path) -> Path:
 
 
 def models_dir() -> Path:
-    return Path(os.environ.get(ENV_MODELS_DIR) or (cache_dir() / "models"))
+    """DUOCTHU_MODELS_DIR, else the models a frozen bundle ships, else the cache's (`duocthu-models prepare`)."""
+    if os.environ.get(ENV_MODELS_DIR):
+        return Path(os.environ[ENV_MODELS_DIR])
+    from duocthu_desktop import bundled
+
+    return bundled.models_dir() or cache_dir() / "models"
 
 
 def first_unreadable(path: Path) -> Path:

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from duocthu_desktop import settings
+from duocthu_desktop import bundled, settings
 from duocthu_desktop.errors import ModelError
 from models import embedding_gemma, gguf
 
@@ -25,6 +25,14 @@ MODELS_FOLDER = ("không đọc/ghi được {where} ({reason}): hãy cấp quy�
 
 def _log(message: str) -> None:
     print(f"[duocthu-models] {message}", file=sys.stderr, flush=True)
+
+
+def _specs_to_prepare() -> list[gguf.GgufSpec]:
+    """The default model and the small one the tests load; a frozen bundle ships only the default, so there
+    only what is present (the others would need a download it cannot make)."""
+    if not bundled.frozen():
+        return list(gguf.SPECS.values())
+    return [s for s in gguf.SPECS.values() if s is gguf.DEFAULT or gguf.model_path(s).exists()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             folder = embedding_gemma.prepare(force=args.force, full_verify=args.verify, log=_log)
             if not args.no_llm:
-                for spec in gguf.SPECS.values():  # the default model, and the small one the tests load
+                for spec in _specs_to_prepare():
                     _log(f"{spec.file_name} ready at {gguf.prepare(spec, force=args.force, log=_log)}")
     except ModelError as err:
         _log("error: " + " ".join(str(err).splitlines()))

@@ -16,6 +16,7 @@ import logging
 import multiprocessing
 import os
 import sys
+import time
 from pathlib import Path
 
 from duocthu_desktop.app import qt_libs
@@ -40,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--model", metavar="GGUF", help="language model for the generative engine ($DUOCTHU_MODEL)")
     parser.add_argument("--screenshot", metavar="PNG", help="save a screenshot of the window after --ask, then quit")
     parser.add_argument("--ask", metavar="QUESTION", help="the question to ask (with --screenshot, or without a display)")
+    # bench/bundle_bench.py: print the wall clock once the window is usable, then quit (launch time of a bundle)
+    parser.add_argument("--launch-bench", action="store_true", help=argparse.SUPPRESS)
     return parser
 
 
@@ -171,6 +174,10 @@ def main(argv: list[str] | None = None) -> int:
         operations.wait_all()
         return code
     _quit_on_interrupt(app)
+    if args.launch_bench:  # the moment it is usable, then quit once the model has loaded in the background
+        window.session_ready.connect(lambda: print(f"ready {time.time():.3f}", flush=True))
+        warmed = window._warmed
+        window._warmed = lambda: (warmed(), print(f"warm {time.time():.3f}", flush=True), app.quit())
     window.show()
     window.start()
     if args.ask:
