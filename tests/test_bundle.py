@@ -52,7 +52,9 @@ def test_a_frozen_app_finds_the_shipped_index_and_models_inside_itself(frozen_bu
 
 
 def test_an_index_in_the_data_folder_or_the_settings_comes_before_the_shipped_one(frozen_bundle, tmp_path):
-    rebuilt = tmp_path / "data" / session.SAMPLE_INDEX
+    from duocthu_desktop.in_use import REBUILT_INDEX
+
+    rebuilt = tmp_path / "data" / REBUILT_INDEX  # where an admin's rebuild of a shipped index goes
     rebuilt.mkdir(parents=True)
     assert session.default_index(settings.Settings()) == rebuilt
     assert session.default_index(settings.Settings(index_dir=tmp_path / "mine")) == tmp_path / "mine"
