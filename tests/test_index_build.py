@@ -156,7 +156,8 @@ def test_the_build_leaves_no_vector_for_each_open_to_replay(tmp_path):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # chromadb: "legacy embedding function config"
-            configuration = service.store._collection.configuration["hnsw"]
+            chroma = service.store._vectors() if hasattr(service.store, "_vectors") else service.store  # file-first
+            configuration = chroma._collection.configuration["hnsw"]
         assert configuration["sync_threshold"] == 1000 and configuration["space"] == "cosine"
     finally:
         service.close()
