@@ -10,10 +10,12 @@ is searched for on its own only where the clinical text around it never uses tha
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import sqlite3
 import unicodedata
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -213,6 +215,42 @@ def _pattern(secret: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w.,])" + "".join(pieces) + r"(?!\w)")
 
 
+def _book_words(body: dict) -> set[str]:
+    """An answer's citation quotes, and its claims that repeat part of one: the book's words as printed."""
+    quotes = {c["quote"] for c in body.get("citations", [])}
+    claims = {c["text"] for b in body.get("blocks", []) for c in b.get("claims", [])}
+    return quotes | {c for c in claims if any(c in q for q in quotes)}
+
+
+def _answers_apart(texts: list[tuple[str, str]], folder: Path) -> list[tuple[str, str]]:
+    """`texts` with the answers the traces keep (the payload as shown, app.history) taken out of the files and
+    the dump, then searched, without the book's own words, as stored values of their own, for every whole
+    secret (a name, a phone, a room) but not for each syllable. The book's words are the citations' quotes and
+    the claims that repeat part of one ("ảnh hưởng", "năm 2013" are the book's, not a name or a birth year
+    typed); the app's own sentences are kept in, and a syllable of theirs ("Dược thư", "phân") is one of names
+    too. Everything else is searched as before."""
+    with closing(sqlite3.connect(f"file:{folder / 'traces.sqlite3'}?mode=ro", uri=True)) as conn:
+        answers = [a for (a,) in conn.execute("SELECT answer FROM traces WHERE answer IS NOT NULL")]
+    book = {t for a in answers for t in _book_words(json.loads(a))}
+    # whole answers (the dump), and the book's words alone (a page of the file may split an answer)
+    forms = sorted({f for t in [*answers, *(json.dumps(b, ensure_ascii=False)[1:-1] for b in book)]
+                    for f in (t, t.replace("'", "''"))}, key=len, reverse=True)
+    out = []
+    for name, text in texts:
+        if name.startswith("traces.sqlite3"):
+            for form in forms:
+                text = text.replace(form, " ")
+        out.append((name, text))
+    shown = []
+    for answer in answers:
+        body = json.loads(answer)
+        book = _book_words(body)
+        claims = [c["text"] for b in body.get("blocks", []) for c in b.get("claims", []) if c["text"] not in book]
+        titles = [b.get("title", "") for b in body.get("blocks", [])]
+        shown.append("\n".join([body.get("message", ""), *titles, *claims, *body.get("quick_replies", [])]))
+    return [*out, ("traces.sqlite3 answers", "\n".join(shown))]
+
+
 def _leaks(variants: list[Variant], texts: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
     searchable = [(name, _searchable(text)) for name, text in texts]
     background = {"ten", "sdt", "dinh", "danh", "so", "ngay", "sinh", "dia", "chi", "phong"}  # the masks' words
@@ -247,7 +285,7 @@ def test_generated_personal_data_never_reaches_the_data_folder(qa_service, catal
     assistant = Assistant(qa_service, catalog=catalog, settings=Settings(data_dir=data), engine_name="extractive")
     for i, v in enumerate(variants):
         assistant.ask(v.question, f"variant-{i}")
-    leaks = _leaks(variants, _texts(data))
+    leaks = _leaks(variants, _answers_apart(_texts(data), data))
     by_form: dict[str, int] = {}
     for form, _, _ in leaks:
         by_form[form] = by_form.get(form, 0) + 1

@@ -20,7 +20,7 @@ import functools
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from duocthu_desktop.qa.conversation import personal_words as pw
@@ -544,6 +544,25 @@ def mask(text: str, keep: Iterable[str] = ()) -> str:
         last = span.end
     out.append(text[last:])
     return "".join(out)
+
+
+def echo_masker(said: str, keep: Iterable[str] = ()) -> Callable[[str], str]:
+    """`mask`, and also each piece of what the person typed (`said`) that was personal data there and holds a
+    digit ("B1-04", "12A"): the answer may repeat it where nothing around it says what it is ("không ghi liều
+    riêng cho "số B1-04""), so it is found by the question's own spans, not by its new context."""
+    said = _clean(said)
+    pieces = {m.group(0): span.mask for span in find(said, keep)
+              for m in re.finditer(r"[^\s\"'“”(),;:]+", said[span.start : span.end]) if re.search(r"\d", m.group(0))}
+    patterns = [(re.compile(rf"(?<![\w-]){re.escape(piece)}(?![\w-])", re.IGNORECASE), label)
+                for piece, label in sorted(pieces.items(), key=lambda kv: -len(kv[0]))]
+
+    def masked(text: str) -> str:
+        text = mask(text, keep)
+        for pattern, label in patterns:
+            text = pattern.sub(label, text)
+        return text
+
+    return masked
 
 
 def cap(text: str, limit: int = MAX_STORED_CHARS) -> str:

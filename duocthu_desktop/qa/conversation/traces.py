@@ -17,7 +17,12 @@ import uuid
 from pathlib import Path
 
 from duocthu_desktop.payload import AnswerBody, AnswerPayload
-from duocthu_desktop.qa.conversation.personal_data import conversation_key, mask, stored_frame, stored_text
+from duocthu_desktop.qa.conversation.personal_data import (
+    conversation_key,
+    echo_masker,
+    stored_frame,
+    stored_text,
+)
 from duocthu_desktop.qa.conversation.sqlite_file import SqliteFile
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 
@@ -45,19 +50,21 @@ _SCHEMA = f"CREATE TABLE IF NOT EXISTS traces ({_COLUMNS})"
 _ERRORS = (sqlite3.Error, OSError, UnicodeError, ValueError)
 
 
-def stored_answer(payload: AnswerPayload, keep: list[str], index_id: str | None = None) -> str:
+def stored_answer(payload: AnswerPayload, keep: list[str], index_id: str | None = None, said: str = "") -> str:
     """The answer as the person saw it, to show again when a past conversation is continued (app.history):
     the citations' quotes and the claims that repeat a quote are the book's words and kept as printed; every
-    other text (the message, titles, quick replies, a computed line) is masked, as the question is. `index_id` names the index the citations point into."""
+    other text (the message, titles, quick replies, a computed line) is masked, as the question is, and so is
+    any personal piece of the question (`said`) it repeats. `index_id` names the index the citations point into."""
+    mask = echo_masker(said, keep)
     body = payload.model_dump(mode="json", include=set(AnswerBody.model_fields))
     quotes = {c.quote for c in payload.citations}
-    body["message"] = mask(body["message"], keep) if body["message"] else ""
-    body["quick_replies"] = [mask(r, keep) for r in body["quick_replies"]]
+    body["message"] = mask(body["message"]) if body["message"] else ""
+    body["quick_replies"] = [mask(r) for r in body["quick_replies"]]
     for block in body["blocks"]:
-        block["title"] = mask(block["title"], keep)
+        block["title"] = mask(block["title"])
         for claim in block["claims"]:
             if claim["text"] not in quotes:
-                claim["text"] = mask(claim["text"], keep)
+                claim["text"] = mask(claim["text"])
     if index_id:
         body["index_id"] = index_id
     return json.dumps(body, ensure_ascii=False)
@@ -108,7 +115,7 @@ class TraceStore(SqliteFile):
                 payload.engine,
                 json.dumps(citations, ensure_ascii=False),
                 json.dumps({k: round(v, 4) for k, v in timings.items()}),
-                stored_answer(payload, keep, self.index_id),
+                stored_answer(payload, keep, self.index_id, said=question),
             )
             conn = self._connect()
             try:
