@@ -199,6 +199,15 @@ def test_warfarin_answers_say_the_books_heading(assistant, question: str, partne
     assert ("warfarin", "tuong_tac_thuoc") in {(c.drug_id, c.section_key) for c in payload.citations}
 
 
+def test_a_drug_already_taken_and_a_may_i_with_a_dose_word_stays_an_interaction(assistant) -> None:
+    """The book's "Chống chỉ định phối hợp" comes back, not "người lớn hay trẻ em?" and both drugs' doses."""
+    (payload,) = _ask(assistant, "Bệnh nhân đang dùng warfarin có uống aspirin liều cao giảm đau được không?")
+    assert payload.decision == "answerable"
+    assert '"Chống chỉ định phối hợp"' in payload.message
+    assert {c.section_key for c in payload.citations} <= {"tuong_tac_thuoc", "chong_chi_dinh", "than_trong"}
+    assert "300 - 900 mg" not in _claims(payload)
+
+
 def test_furosemid_then_lithi_quotes_furosemids_interactions(assistant) -> None:
     (payload,) = _ask(assistant, "Đang dùng furosemid thì uống lithi có ảnh hưởng gì không?")
     assert payload.decision == "answerable"

@@ -373,6 +373,11 @@ TWO_DRUG_CUES: tuple[str, ...] = (
     "cùng lúc", "đồng thời", "có sao không", "có được không", "được không", "có nguy hiểm", "làm tăng", "làm giảm",
 )
 
+# With two drugs named, one the patient already takes ("đang dùng warfarin") and a may-I about the other ("... có
+# uống aspirin liều cao được không?"): whether they go together, even where a dose word is in the question.
+ALREADY_TAKING_CUES: tuple[str, ...] = ("đang dùng", "đang uống", "đang điều trị", "đang tiêm", "đang được dùng")
+MAY_I_CUES: tuple[str, ...] = ("được không", "có sao không", "có nguy hiểm", "có ảnh hưởng", "có nên")
+
 # ---- conditions ----------------------------------------------------------------------------------------------
 
 # Words that introduce a condition ("điều trị tăng huyết áp", "bị trạng thái động kinh", "cắt cơn đau thắt ngực").

@@ -13,6 +13,7 @@ from duocthu_desktop.qa.understanding.catalog import Catalog
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.qa.understanding.lexicon import (
     ADR,
+    ALREADY_TAKING_CUES,
     CAN_USE_PHRASES,
     CAUSE_PHRASES,
     COADMINISTRATION_CUES,
@@ -26,6 +27,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     GROUP_HEAD_WORDS,
     GROUP_PREPOSITIONS,
     JOINERS,
+    MAY_I_CUES,
     PARTNER_JOINER_WORDS,
     PARTNER_LEAD_WORDS,
     PARTNER_QUESTION_WORDS,
@@ -201,6 +203,8 @@ def _turn_type(frame: QueryFrame, text: Text, interaction_cue: bool, can_use: bo
         open_ask = frame.section_key is None or can_use
         if interaction_cue or any_of(text, COADMINISTRATION_CUES) or (open_ask and any_of(text, _JOINERS)):
             return "interaction"
+        if any_of(text, ALREADY_TAKING_CUES) and any_of(text, MAY_I_CUES):
+            return "interaction"  # "Đang dùng warfarin có uống aspirin liều cao được không?": not a dose question
         if open_ask and any_of(text, TWO_DRUG_CUES):
             # "Đang dùng warfarin thì uống paracetamol có ảnh hưởng gì không?", "X có ảnh hưởng đến nồng độ Y?"
             return "interaction"
