@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.sections import replace_section
+
 ROOT = Path(__file__).resolve().parents[1]
 HEADING = "## Ingest speed ratio (issue 17)"
 RESULTS = "ingest_ratio.json"
@@ -122,18 +124,6 @@ def _median(runs: list[dict], key: str) -> float:
     return statistics.median(r[key] for r in runs)
 
 
-def replace_section(text: str, section: list[str]) -> str:
-    """`text` with its ratio section replaced by `section` (appended where it has none)."""
-    lines = text.rstrip("\n").split("\n")
-    if HEADING in lines:
-        start = lines.index(HEADING)
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-        lines[start:end] = section
-    else:
-        lines += ["", *section]
-    return "\n".join(lines).rstrip("\n") + "\n"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pdf", type=Path, action="append", required=True)
@@ -161,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     for b in books:
         print(f"{b['pdf']}: {b['pages']} pages, medians {b['median_wall']}, ratio {b['ratio']}")
     if args.write:
-        atomic.write_text(args.write, replace_section(args.write.read_text(encoding="utf-8"), render(data)))
+        atomic.write_text(args.write, replace_section(args.write.read_text(encoding="utf-8"), HEADING, render(data)))
         print(f"wrote {args.write}", file=sys.stderr)
     return 0
 

@@ -33,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.sections import replace_section
+
 ROOT = Path(__file__).resolve().parents[1]
 HEADING = "## Launch and one question (issue 19)"
 RESULTS = "launch.json"
@@ -214,18 +216,6 @@ def render(data: dict | None) -> list[str]:
     return out
 
 
-def replace_section(text: str, section: list[str]) -> str:
-    """`text` with this benchmark's section replaced by `section` (appended where it has none)."""
-    lines = text.rstrip("\n").split("\n")
-    if HEADING in lines:
-        start = lines.index(HEADING)
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-        lines[start:end] = section
-    else:
-        lines += ["", *section]
-    return "\n".join(lines).rstrip("\n") + "\n"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--index", action="append", default=[], metavar="NAME=DIR")
@@ -259,7 +249,7 @@ def main() -> int:
     data["rows"].sort(key=lambda r: (r["book"], r["what"], r["cold"], r["code"] != "before"))
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
     if args.write:
-        args.write.write_text(replace_section(args.write.read_text(encoding="utf-8"), render(data)), encoding="utf-8")
+        args.write.write_text(replace_section(args.write.read_text(encoding="utf-8"), HEADING, render(data)), encoding="utf-8")
     return 0
 
 
