@@ -19,6 +19,7 @@ import json
 import re
 import statistics
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -161,6 +162,17 @@ def run_case(assistant, case: dict, chunk_texts: dict[str, str], printed_pages: 
     if written:
         result["generation"] = written
     return result, check
+
+
+def keep_out_of_history(assistant, scratch: Path) -> None:
+    """An eval's questions are not the clinician's: its conversations and traces go to a scratch folder removed
+    at the end, so they never appear among the app's past conversations."""
+    from duocthu_desktop.qa.conversation.memory import ConversationStore
+    from duocthu_desktop.qa.conversation.traces import TraceStore
+    from duocthu_desktop.qa.pipeline import CONVERSATIONS_FILE, TRACES_FILE
+
+    assistant.conversations = ConversationStore(scratch / CONVERSATIONS_FILE)
+    assistant.traces = TraceStore(scratch / TRACES_FILE)
 
 
 def run_eval(assistant, cases: list[dict], index_dir: Path | None) -> dict:
@@ -331,7 +343,9 @@ def _main(argv: list[str] | None) -> int:
         Path(assistant.settings.index_dir) if assistant.settings.index_dir else None)
     # Turns are timed as the app runs them: with the embedding model already loaded (the app loads it at start-up).
     warm_up_seconds = assistant.warm_up()
-    report = run_eval(assistant, cases, index_dir)
+    with tempfile.TemporaryDirectory(prefix="duocthu-eval-") as scratch:
+        keep_out_of_history(assistant, Path(scratch))
+        report = run_eval(assistant, cases, index_dir)
     sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=1) + "\n")
     t = report["totals"]
     if "generation" in t:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -124,6 +125,11 @@ def test_eval_report_and_summary(opened, capsys, tmp_path, sample_build: Path):
     assert totals["ungrounded_numbers"] == 0 and totals["uncited_claims"] == 0
     assert set(totals["seconds_per_turn"]) == {"median", "max"}
     assert captured.err.count("\n") == 1 and "2/4 passed" in captured.err
+    # the multi-turn case kept its memory, yet none of the eval's questions joined the app's past conversations
+    stored = tmp_path / "data" / "conversations.sqlite3"
+    if stored.exists():
+        with sqlite3.connect(stored) as conn:
+            assert conn.execute("SELECT COUNT(*) FROM conversations").fetchone()[0] == 0
 
 
 def _payload(claim: Claim, quote: str, printed: int = 100) -> AnswerPayload:
