@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -88,3 +90,14 @@ def test_settings_retrieval_models_form_no_import_circle():
     assert "duocthu_desktop.settings" in graph
     for mod in ("duocthu_desktop.retrieval.embedder", "models.embedding_gemma"):
         assert not (reaches("duocthu_desktop.settings", mod) and reaches(mod, "duocthu_desktop.settings")), mod
+
+
+@pytest.mark.parametrize(
+    "module", ["duocthu_desktop.settings", "duocthu_desktop.retrieval.embedder", "models.embedding_gemma"]
+)
+def test_each_module_of_the_old_circle_imports_alone(module):
+    """Each of the three imports first in a fresh interpreter: a circle shows there as a partly initialised
+    module (ImportError / AttributeError) that an import order hiding it in one process never reveals."""
+    done = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -1,5 +1,5 @@
-"""Interactions, round 2: the book's sub-heading ("Chống chỉ định phối hợp:") said in the answer, a drug outside
-the formulary recognised because the named drug's own Tương tác thuốc prints it, "đang dùng X thì uống Y ..." read
+"""Interactions and their partners: the book's sub-heading ("Chống chỉ định phối hợp:") said in the answer, a
+drug outside the formulary recognised because the named drug's own Tương tác thuốc prints it, "đang dùng X thì uống Y ..." read
 as an interaction, and "còn với ... thì sao?" after an interaction question asking about another partner.
 
 Unit tests use scripted chunks and frames; the integration tests ask the real sample book.
@@ -182,7 +182,7 @@ def test_not_found_for_one_pair_may_be_followed_by_another_pair() -> None:
 
 
 def _ask(assistant, *turns: str):
-    conversation = f"round2-{uuid.uuid4()}"
+    conversation = f"partners-{uuid.uuid4()}"
     return [assistant.ask(t, conversation) for t in turns]
 
 

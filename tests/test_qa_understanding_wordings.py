@@ -1,7 +1,5 @@
-"""Rules added in the second hidden-like round, each checked on the sample book's real chunks or words.
-
-(The dose-band rules of this round now live in tests/test_dosage_fit.py.) Understanding: pregnancy and lactation
-in other words, strengths, ADR handling, regulatory words, "thuốc chữa X", cosmetics/legal out of scope. Catalog: a
+"""Questions in other words, each checked on the sample book's real chunks or words (dose bands live in
+tests/test_dosage_fit.py). Understanding: pregnancy and lactation in other words, strengths, ADR handling, regulatory words, "thuốc chữa X", cosmetics/legal out of scope. Catalog: a
 drug's class words include the book's other wordings of its class.
 """
 
