@@ -608,3 +608,46 @@ def test_questions_can_be_asked_while_the_pdf_is_still_loading_and_a_citation_wa
     gate.set()
     qtbot.waitUntil(lambda: window.viewer.document.pageCount() > 0, timeout=10000)
     assert window.viewer.current_page() == 47
+
+
+def test_a_built_answer_is_not_laid_out_again_when_the_chat_grows_but_is_at_a_new_width(qtbot, monkeypatch):
+    """A Qt layout asks each item for its height at the width, and a wrapped label lays its text out to answer:
+    without settling, every answer shown before was laid out again at each step of a new one (app.settled)."""
+    from duocthu_desktop.app import answer_card
+    from duocthu_desktop.app.chat_view import ChatView
+
+    asked: list[QLabel] = []
+
+    class CountingLabel(QLabel):
+        watched = False
+
+        def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
+            if self.watched:
+                asked.append(self)
+            return super().heightForWidth(width)
+
+    monkeypatch.setattr(answer_card, "QLabel", CountingLabel)
+    cites = [citation(i, 1100 + i, 40 + i, f"Câu {i}: " + "suy thận nặng, độ thanh thải creatinin thấp " * 6)
+             for i in range(1, 13)]
+    chat = ChatView()
+    qtbot.addWidget(chat)
+    chat.resize(700, 600)
+    chat.show()
+    first = chat.add_answer(dose_answer(cites), "Chống chỉ định?")
+    qtbot.waitUntil(lambda: first.complete and first.settled, timeout=5000)
+    claims = [lb for lb in first.findChildren(QLabel) if lb.objectName() == "claim"]
+    assert len(claims) == 12 and not first.hasHeightForWidth()
+    assert first.height() == first.minimumHeight() == first.maximumHeight()
+    for label in claims:
+        label.watched = True
+
+    second = chat.add_answer(dose_answer(cites), "Thận trọng?")
+    qtbot.waitUntil(lambda: second.complete and second.settled, timeout=5000)
+    assert asked == []  # the first answer kept its height: none of its labels was laid out again
+
+    wide = first.height()
+    chat.resize(420, 600)  # narrower: the text wraps onto more lines, laid out once more, then settled again
+    qtbot.waitUntil(lambda: first.settled and first.width() < 420, timeout=5000)
+    assert asked and first.height() > wide
+    for label in claims:  # every line of each claim fits in its row at the new width
+        assert label.height() >= label.heightForWidth(label.width())
