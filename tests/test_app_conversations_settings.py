@@ -24,17 +24,7 @@ from duocthu_desktop.payload import AnswerPayload  # noqa: E402
 from duocthu_desktop.qa.conversation.memory import ConversationStore, store_key  # noqa: E402
 from duocthu_desktop.qa.understanding.frame import QueryFrame  # noqa: E402
 from duocthu_desktop.settings import ENV_CONFIG_DIR, ENV_DATA_DIR, ENV_INDEX, Settings, apply_threads  # noqa: E402
-
-
-class FakeService:
-    monographs: list = []
-    manifest = None
-
-    def all_chunks(self) -> list:
-        return []
-
-    def close(self) -> None:
-        pass
+from tests.app_fixtures import FakeService, started_window  # noqa: E402
 
 
 class RememberingAssistant:
@@ -82,12 +72,8 @@ def start_window(qtbot, tmp_path: Path):
             index_dir = default_index(given)
             return Session(assistant, given, index_dir, find_pdf(given, index_dir, pdf))
 
-        window = MainWindow(settings or Settings.load(), opener=opener, warm_up=False)
+        window = started_window(qtbot, settings or Settings.load(), opener)
         window.opened = opened
-        qtbot.addWidget(window)
-        window.show()
-        with qtbot.waitSignal(window.session_ready, timeout=5000):
-            window.start()
         return window
 
     yield start

@@ -23,12 +23,11 @@ from duocthu_desktop.app.session import Session  # noqa: E402
 from duocthu_desktop.app.source_viewer import INDEX_GONE  # noqa: E402
 from duocthu_desktop.errors import InputRefused  # noqa: E402
 from duocthu_desktop.settings import ENV_CONFIG_DIR, Settings  # noqa: E402
-from tests import test_app_window  # noqa: E402
-from tests.test_app_window import BuildCancelled, ScriptedAssistant, dose_answer, send  # noqa: E402
+from tests import app_fixtures  # noqa: E402
+from tests.app_fixtures import ScriptedAssistant, send  # noqa: E402
+from tests.test_app_window import BuildCancelled, dose_answer  # noqa: E402
 
-make_window = test_app_window.make_window  # the window's tests' fixture: a shown window over a scripted assistant
-
-
+make_window = app_fixtures.make_window  # the shared fixture: a shown window over an assistant
 def test_the_default_output_is_a_new_folder_beside_the_index_in_use(tmp_path: Path):
     in_use = tmp_path / "sample-index"
     in_use.mkdir()
