@@ -182,3 +182,19 @@ def test_a_rebuild_of_the_same_book_keeps_old_chips_working(qtbot, make_window, 
     with qtbot.waitSignal(window.citation_located, timeout=5000):
         qtbot.mouseClick(card.chips[0], Qt.MouseButton.LeftButton)
     assert window.viewer.citation is card.chips[0].citation
+
+
+def test_the_output_folder_is_shown_whole_and_a_chosen_one_too(qtbot, tmp_path):
+    """Under Xvfb at 1440x900 the field showed ".local/share/duocthu/sample-index-20261201-2230": the start of
+    the path, which says where the index goes, was cut off."""
+    out = Path("/root/.local/share/duocthu/sample-index-20261201-2230")
+    dialog = RebuildDialog(out, tmp_path / "book.pdf", in_use=out.with_name("sample-index"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    edit = dialog.out_edit
+    assert edit.width() >= edit.fontMetrics().horizontalAdvance(str(out)) + 8
+    chosen = "/media/usb-drive/duocthu/indexes/formulary-2018-rebuilt-index"
+    edit.setText(chosen)
+    qtbot.waitUntil(lambda: edit.width() >= edit.fontMetrics().horizontalAdvance(chosen) + 8, timeout=2000)
+    assert edit.toolTip() == chosen
