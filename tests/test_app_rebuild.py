@@ -198,3 +198,58 @@ def test_the_output_folder_is_shown_whole_and_a_chosen_one_too(qtbot, tmp_path):
     edit.setText(chosen)
     qtbot.waitUntil(lambda: edit.width() >= edit.fontMetrics().horizontalAdvance(chosen) + 8, timeout=2000)
     assert edit.toolTip() == chosen
+
+
+class _Worker:
+    """Stands in for EmbedderProcess: loads when the build embeds, counts closes."""
+
+    made: list = []
+
+    def __init__(self, folder=None, cancel=None) -> None:
+        self.cancel, self.loaded, self.closed = cancel, False, 0
+        _Worker.made.append(self)
+
+    def release_cancel(self) -> None:
+        self.cancel = None
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+def test_a_rebuilds_loaded_model_is_the_one_the_reopened_index_uses(monkeypatch, tmp_path):
+    """The model was loaded by the rebuild and then again by the index opened after it: now once."""
+    from duocthu_desktop.app import embed_process
+    from duocthu_desktop.qa import pipeline as qa_pipeline
+    from ingestion import pipeline
+
+    _Worker.made = []
+    monkeypatch.setattr(embed_process, "EmbedderProcess", _Worker)
+
+    def build(pdf, out, embed, on_progress, cancel, embedder, before_swap):
+        embedder.loaded = True  # it embedded the new chunks
+        return SimpleNamespace(report=None)
+
+    monkeypatch.setattr(pipeline, "build", build)
+    cancel = threading.Event()
+    rebuild.run_build(tmp_path / "book.pdf", tmp_path / "out", lambda *a: None, cancel)
+    built = _Worker.made[0]
+    assert built.closed == 0 and built.cancel is None  # kept, no longer ended by the finished build's cancel
+
+    given = []
+
+    class Opened(Exception):
+        pass
+
+    def open_assistant(settings, embedder=None):
+        given.append(embedder)
+        raise Opened
+
+    monkeypatch.setattr(qa_pipeline.Assistant, "open", staticmethod(open_assistant))
+    with pytest.raises(Opened):
+        Session.open(Settings(index_dir=tmp_path / "out"), embed_in_worker=True)
+    assert given == [built] and len(_Worker.made) == 1  # no second worker, no second load
+    assert rebuild.take_spare(None) is None  # taken once
+
+    cancel.set()  # a cancelled build's worker is ended, never kept
+    rebuild.run_build(tmp_path / "book.pdf", tmp_path / "out2", lambda *a: None, cancel)
+    assert _Worker.made[-1].closed == 1 and rebuild.take_spare(None) is None
