@@ -25,5 +25,11 @@ if [ -n "$XCB_PACKAGES" ] && command -v apt-get >/dev/null 2>&1; then
     || { $SUDO apt-get update -qq >/dev/null 2>&1 && $SUDO apt-get install -y -qq $XCB_PACKAGES >/dev/null 2>&1; } \
     || echo "setup: could not install $XCB_PACKAGES (the window needs them; see the line duocthu prints)" >&2
 fi
+# Xvfb and xdotool run the real window without a screen (its checks and screenshots at a set size); best effort
+if ! command -v Xvfb >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO="sudo -n"
+  $SUDO apt-get install -y -qq xvfb xdotool >/dev/null 2>&1 \
+    || echo "setup: could not install xvfb xdotool (only the checks under a virtual screen need them)" >&2
+fi
 # The app opens its window where there is a display; elsewhere it says so and answers the sample question here.
 exec duocthu --index "$INDEX" --ask "${1:-Liều paracetamol cho bé 5 tuổi nặng 18 kg, đường uống?}"

@@ -8,22 +8,18 @@ from __future__ import annotations
 
 import os
 import threading
-from pathlib import Path
-
-import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before pytest-qt makes the QApplication
 
 from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QLabel  # noqa: E402
 
-from duocthu_desktop.app import operations  # noqa: E402
-from duocthu_desktop.app.main_window import MODEL_STOPPED, MODEL_WRITING, MainWindow  # noqa: E402
-from duocthu_desktop.app.session import Session  # noqa: E402
+from duocthu_desktop.app.main_window import MODEL_STOPPED, MODEL_WRITING  # noqa: E402
 from duocthu_desktop.messages import DISCLAIMER, GENERATIVE_FALLBACK, GENERATIVE_WHY  # noqa: E402
 from duocthu_desktop.payload import AnswerPayload, Block, Citation, Claim, Reason  # noqa: E402
-from duocthu_desktop.settings import Settings  # noqa: E402
+from tests import app_fixtures  # noqa: E402
+from tests.app_fixtures import FakeService, label_texts, send  # noqa: E402
 
+make_window = app_fixtures.make_window  # the shared fixture: a shown window over an assistant
 QUOTE = "Trẻ em 4 - 6 tuổi: 240 mg"
 WRITTEN = "Theo Dược thư, trẻ em 4 - 6 tuổi: 240 mg"
 OUT_OF_TIME = GENERATIVE_FALLBACK.format(why=GENERATIVE_WHY[Reason.REQUEST_BUDGET_EXHAUSTED])
@@ -37,17 +33,6 @@ def payload(text: str, engine: str, message: str = "") -> AnswerPayload:
                                        claims=[Claim(text=text, citations=[1])])], citations=[cite])
 
 
-class _Service:
-    monographs: list = []
-    manifest = None
-
-    def all_chunks(self) -> list:
-        return []
-
-    def close(self) -> None:
-        pass
-
-
 class BookFirstAssistant:
     """Hands the book's answer over at once, then holds the turn until `gate` is set; returns `final`."""
 
@@ -59,7 +44,7 @@ class BookFirstAssistant:
         self.gate = threading.Event()
         self.asked: list[tuple[str, str | None]] = []
         self.cancelled: list[bool] = []
-        self.service = _Service()
+        self.service = FakeService()
 
     def ask(self, question, conversation_id=None, cancel=None, on_extractive=None) -> AnswerPayload:
         self.asked.append((question, conversation_id))
@@ -73,72 +58,40 @@ class BookFirstAssistant:
         return 0.0
 
 
-@pytest.fixture
-def window_for(qtbot, tmp_path: Path):
-    made: list[BookFirstAssistant] = []
-
-    def make(assistant: BookFirstAssistant) -> MainWindow:
-        settings = Settings(data_dir=tmp_path)
-        session = Session(assistant, settings, None, None, owns_index=True)
-        window = MainWindow(settings, opener=lambda _s, _p: session, warm_up=False)
-        qtbot.addWidget(window)
-        window.show()
-        with qtbot.waitSignal(window.session_ready, timeout=5000):
-            window.start()
-        made.append(assistant)
-        return window
-
-    yield make
-    for assistant in made:
-        assistant.gate.set()
-    operations.wait_all(5000)
-
-
-def _texts(widget) -> list[str]:
-    return [label.text() for label in widget.findChildren(QLabel)]
-
-
-def _ask(qtbot, window: MainWindow, text: str):
-    with qtbot.waitSignal(window.answer_shown, timeout=10000) as shown:
-        window.question_box.setPlainText(text)
-        qtbot.keyClick(window.question_box, Qt.Key.Key_Return)
-    return shown.args[0]
-
-
-def test_the_books_card_shows_at_once_and_the_models_wording_replaces_it_in_place(qtbot, window_for):
+def test_the_books_card_shows_at_once_and_the_models_wording_replaces_it_in_place(qtbot, make_window):
     assistant = BookFirstAssistant(payload(WRITTEN, "generative"))
-    window = window_for(assistant)
-    book = _ask(qtbot, window, "Liều paracetamol cho bé 5 tuổi, uống?")
-    assert book.payload.engine == "extractive" and QUOTE in " ".join(_texts(book))
+    window = make_window(assistant)
+    book = send(qtbot, window, "Liều paracetamol cho bé 5 tuổi, uống?")
+    assert book.payload.engine == "extractive" and QUOTE in " ".join(label_texts(book))
     assert window.busy and window.busy_label.base == MODEL_WRITING  # the model is still writing
     at = window.chat._layout.indexOf(book)
     with qtbot.waitSignal(window.answer_replaced, timeout=10000) as replaced:
         assistant.gate.set()
     card = replaced.args[0]
     assert window.chat.cards == [card] and window.chat._layout.indexOf(card) == at
-    assert card.payload.engine == "generative" and WRITTEN in " ".join(_texts(card))
+    assert card.payload.engine == "generative" and WRITTEN in " ".join(label_texts(card))
     assert not window.busy
     assert card.chips[0].property("open")  # the page the book's card opened is still the one shown
 
 
-def test_a_model_out_of_time_keeps_the_books_answer_with_one_line_saying_so(qtbot, window_for):
+def test_a_model_out_of_time_keeps_the_books_answer_with_one_line_saying_so(qtbot, make_window):
     assistant = BookFirstAssistant(payload(QUOTE, "extractive", OUT_OF_TIME))
-    window = window_for(assistant)
-    _ask(qtbot, window, "Liều paracetamol cho bé 5 tuổi, uống?")
+    window = make_window(assistant)
+    send(qtbot, window, "Liều paracetamol cho bé 5 tuổi, uống?")
     with qtbot.waitSignal(window.answer_replaced, timeout=10000) as replaced:
         assistant.gate.set()
     card = replaced.args[0]
-    texts = _texts(card)
+    texts = label_texts(card)
     assert len(window.chat.cards) == 1 and QUOTE in " ".join(texts) and OUT_OF_TIME in texts
 
 
-def test_stopping_the_model_keeps_the_books_answer_and_the_conversation(qtbot, window_for):
+def test_stopping_the_model_keeps_the_books_answer_and_the_conversation(qtbot, make_window):
     assistant = BookFirstAssistant(payload(WRITTEN, "generative"))
-    window = window_for(assistant)
-    book = _ask(qtbot, window, "Liều paracetamol cho bé 5 tuổi, uống?")
+    window = make_window(assistant)
+    book = send(qtbot, window, "Liều paracetamol cho bé 5 tuổi, uống?")
     conversation = window.conversation_id
     qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
-    assert not window.busy and MODEL_STOPPED in _texts(window.chat)
+    assert not window.busy and MODEL_STOPPED in label_texts(window.chat)
     assistant.gate.set()
     qtbot.waitUntil(lambda: assistant.cancelled == [True], timeout=5000)
     qtbot.wait(50)
@@ -146,15 +99,15 @@ def test_stopping_the_model_keeps_the_books_answer_and_the_conversation(qtbot, w
     assert window.conversation_id == conversation  # the turn was remembered: a follow-up continues it
 
 
-def test_a_next_question_need_not_wait_for_the_models_wording(qtbot, window_for):
+def test_a_next_question_need_not_wait_for_the_models_wording(qtbot, make_window):
     assistant = BookFirstAssistant(payload(WRITTEN, "generative"))
-    window = window_for(assistant)
-    book = _ask(qtbot, window, "Liều paracetamol cho bé 5 tuổi, uống?")
+    window = make_window(assistant)
+    book = send(qtbot, window, "Liều paracetamol cho bé 5 tuổi, uống?")
     assert window.busy and window.send_button.isEnabled()
     conversation = window.conversation_id
     window.question_box.setPlainText("Còn trẻ 8 tuổi thì sao?")
     qtbot.keyClick(window.question_box, Qt.Key.Key_Return)  # stops the model, keeps the book's card, asks
-    assert MODEL_STOPPED in _texts(window.chat) and window.chat.cards == [book] and window.busy
+    assert MODEL_STOPPED in label_texts(window.chat) and window.chat.cards == [book] and window.busy
     assistant.gate.set()
     qtbot.waitUntil(lambda: len(assistant.asked) == 2, timeout=5000)
     assert assistant.asked[1] == ("Còn trẻ 8 tuổi thì sao?", conversation)  # the same conversation continues

@@ -24,17 +24,7 @@ from duocthu_desktop.payload import AnswerPayload  # noqa: E402
 from duocthu_desktop.qa.conversation.memory import ConversationStore, store_key  # noqa: E402
 from duocthu_desktop.qa.understanding.frame import QueryFrame  # noqa: E402
 from duocthu_desktop.settings import ENV_CONFIG_DIR, ENV_DATA_DIR, ENV_INDEX, Settings, apply_threads  # noqa: E402
-
-
-class FakeService:
-    monographs: list = []
-    manifest = None
-
-    def all_chunks(self) -> list:
-        return []
-
-    def close(self) -> None:
-        pass
+from tests.app_fixtures import FakeService, started_window  # noqa: E402
 
 
 class RememberingAssistant:
@@ -82,12 +72,8 @@ def start_window(qtbot, tmp_path: Path):
             index_dir = default_index(given)
             return Session(assistant, given, index_dir, find_pdf(given, index_dir, pdf))
 
-        window = MainWindow(settings or Settings.load(), opener=opener, warm_up=False)
+        window = started_window(qtbot, settings or Settings.load(), opener)
         window.opened = opened
-        qtbot.addWidget(window)
-        window.show()
-        with qtbot.waitSignal(window.session_ready, timeout=5000):
-            window.start()
         return window
 
     yield start
@@ -344,3 +330,26 @@ def test_a_generative_engine_with_no_loadable_model_is_said_in_the_status_bar(qt
     window = start_window(assistant)
     assert "mô hình ngôn ngữ — KHÔNG dùng được" in window.status_label.text()
     assert "/nowhere.gguf" in window.status_label.toolTip()
+
+
+def test_every_line_of_what_is_in_use_is_shown_at_the_dialogs_width(qtbot, config, tmp_path):
+    """At 1024x700 under Xvfb the "Đang dùng" rows were cut to their first line (a source's "không lưu", the
+    GGUF's file name): the dialog's height counted each wrapped label as one line."""
+    from duocthu_desktop.app.settings_dialog import SettingsDialog
+    from duocthu_desktop.settings import InUse
+
+    deep = "/root/.cache/duocthu/models/gguf/qwen2.5-coder-1.5b-instruct-q4_k_m-a-long-file-name.gguf"
+    items = [InUse(key="index_dir", value="/root/.local/share/duocthu/sample-index-20261201-2230", source="environment",
+                   present=True),
+             InUse(key="gguf_model", value=deep, source="default", present=True, name="Qwen2.5-Coder-1.5B",
+                   value_is_own=False),
+             InUse(key="data_dir", value=str(tmp_path / "data" / "a-folder-with-a-long-name"), source="environment",
+                   present=True)]
+    dialog = SettingsDialog(in_use=items)
+    qtbot.addWidget(dialog)
+    dialog.resize(560, 300)  # as small as a window manager may first make it
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    labels = list(dialog.in_use_labels.values())
+    qtbot.waitUntil(lambda: all(lb.height() >= lb.heightForWidth(lb.width()) for lb in labels), timeout=3000)
+    assert all(lb.heightForWidth(lb.width()) > lb.fontMetrics().height() * 1.5 for lb in labels)  # wrapped

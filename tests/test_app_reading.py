@@ -17,18 +17,11 @@ from duocthu_desktop.app.session import Session  # noqa: E402
 from duocthu_desktop.messages import DISCLAIMER, message_for  # noqa: E402
 from duocthu_desktop.payload import AnswerPayload, Block, Claim  # noqa: E402
 from duocthu_desktop.settings import Settings  # noqa: E402
-from tests import test_app_window  # noqa: E402
-from tests.test_app_window import (  # noqa: E402
-    ScriptedAssistant,
-    _real_citation,
-    citation,
-    dose_answer,
-    send,
-    verify_answer,
-)
+from tests import app_fixtures  # noqa: E402
+from tests.app_fixtures import ScriptedAssistant, send  # noqa: E402
+from tests.test_app_window import _real_citation, citation, dose_answer, verify_answer  # noqa: E402
 
-make_window = test_app_window.make_window  # the window's tests' fixture: a shown window over a scripted assistant
-
+make_window = app_fixtures.make_window  # the shared fixture: a shown window over an assistant
 LONG_REPLIES = ["Uống", "Tiêm tĩnh mạch chậm trong 3 - 5 phút", "Tiêm bắp sâu", "Truyền tĩnh mạch liên tục",
                 "Đặt trực tràng", "Dùng ngoài da, bôi lên vùng tổn thương", "Nhỏ mắt", "Khí dung qua mặt nạ"]
 

@@ -23,12 +23,11 @@ from duocthu_desktop.app.session import Session  # noqa: E402
 from duocthu_desktop.app.source_viewer import INDEX_GONE  # noqa: E402
 from duocthu_desktop.errors import InputRefused  # noqa: E402
 from duocthu_desktop.settings import ENV_CONFIG_DIR, Settings  # noqa: E402
-from tests import test_app_window  # noqa: E402
-from tests.test_app_window import BuildCancelled, ScriptedAssistant, dose_answer, send  # noqa: E402
+from tests import app_fixtures  # noqa: E402
+from tests.app_fixtures import ScriptedAssistant, send  # noqa: E402
+from tests.test_app_window import BuildCancelled, dose_answer  # noqa: E402
 
-make_window = test_app_window.make_window  # the window's tests' fixture: a shown window over a scripted assistant
-
-
+make_window = app_fixtures.make_window  # the shared fixture: a shown window over an assistant
 def test_the_default_output_is_a_new_folder_beside_the_index_in_use(tmp_path: Path):
     in_use = tmp_path / "sample-index"
     in_use.mkdir()
@@ -183,3 +182,74 @@ def test_a_rebuild_of_the_same_book_keeps_old_chips_working(qtbot, make_window, 
     with qtbot.waitSignal(window.citation_located, timeout=5000):
         qtbot.mouseClick(card.chips[0], Qt.MouseButton.LeftButton)
     assert window.viewer.citation is card.chips[0].citation
+
+
+def test_the_output_folder_is_shown_whole_and_a_chosen_one_too(qtbot, tmp_path):
+    """Under Xvfb at 1440x900 the field showed ".local/share/duocthu/sample-index-20261201-2230": the start of
+    the path, which says where the index goes, was cut off."""
+    out = Path("/root/.local/share/duocthu/sample-index-20261201-2230")
+    dialog = RebuildDialog(out, tmp_path / "book.pdf", in_use=out.with_name("sample-index"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    edit = dialog.out_edit
+    assert edit.width() >= edit.fontMetrics().horizontalAdvance(str(out)) + 8
+    chosen = "/media/usb-drive/duocthu/indexes/formulary-2018-rebuilt-index"
+    edit.setText(chosen)
+    qtbot.waitUntil(lambda: edit.width() >= edit.fontMetrics().horizontalAdvance(chosen) + 8, timeout=2000)
+    assert edit.toolTip() == chosen
+
+
+class _Worker:
+    """Stands in for EmbedderProcess: loads when the build embeds, counts closes."""
+
+    made: list = []
+
+    def __init__(self, folder=None, cancel=None) -> None:
+        self.cancel, self.loaded, self.closed = cancel, False, 0
+        _Worker.made.append(self)
+
+    def release_cancel(self) -> None:
+        self.cancel = None
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+def test_a_rebuilds_loaded_model_is_the_one_the_reopened_index_uses(monkeypatch, tmp_path):
+    """The model was loaded by the rebuild and then again by the index opened after it: now once."""
+    from duocthu_desktop.app import embed_process
+    from duocthu_desktop.qa import pipeline as qa_pipeline
+    from ingestion import pipeline
+
+    _Worker.made = []
+    monkeypatch.setattr(embed_process, "EmbedderProcess", _Worker)
+
+    def build(pdf, out, embed, on_progress, cancel, embedder, before_swap):
+        embedder.loaded = True  # it embedded the new chunks
+        return SimpleNamespace(report=None)
+
+    monkeypatch.setattr(pipeline, "build", build)
+    cancel = threading.Event()
+    rebuild.run_build(tmp_path / "book.pdf", tmp_path / "out", lambda *a: None, cancel)
+    built = _Worker.made[0]
+    assert built.closed == 0 and built.cancel is None  # kept, no longer ended by the finished build's cancel
+
+    given = []
+
+    class Opened(Exception):
+        pass
+
+    def open_assistant(settings, embedder=None):
+        given.append(embedder)
+        raise Opened
+
+    monkeypatch.setattr(qa_pipeline.Assistant, "open", staticmethod(open_assistant))
+    with pytest.raises(Opened):
+        Session.open(Settings(index_dir=tmp_path / "out"), embed_in_worker=True)
+    assert given == [built] and len(_Worker.made) == 1  # no second worker, no second load
+    assert rebuild.take_spare(None) is None  # taken once
+
+    cancel.set()  # a cancelled build's worker is ended, never kept
+    rebuild.run_build(tmp_path / "book.pdf", tmp_path / "out2", lambda *a: None, cancel)
+    assert _Worker.made[-1].closed == 1 and rebuild.take_spare(None) is None

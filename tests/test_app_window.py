@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -25,47 +24,15 @@ from duocthu_desktop.errors import InputRefused  # noqa: E402
 from duocthu_desktop.messages import DISCLAIMER, message_for  # noqa: E402
 from duocthu_desktop.payload import AnswerPayload, Block, Citation, Claim  # noqa: E402
 from duocthu_desktop.settings import Settings  # noqa: E402
+from tests import app_fixtures  # noqa: E402
+from tests.app_fixtures import ScriptedAssistant, label_texts, send  # noqa: E402
 
+make_window = app_fixtures.make_window  # the shared fixture: a shown window over an assistant
 QUOTE = "Trẻ em 4 - 6 tuổi: 240 mg"
 DOSE_CHUNK = "paracetamol__lieu_luong_cach_dung__0"
 
 
-# ---- a scripted assistant ---------------------------------------------------------------------------------
-
-
-class FakeService:
-    def __init__(self, monographs=(), chunks=()) -> None:
-        self.monographs = list(monographs)
-        self._chunks = list(chunks)
-        self.manifest = None
-        self.closed = 0
-
-    def all_chunks(self) -> list[Chunk]:
-        return self._chunks
-
-    def close(self) -> None:
-        self.closed += 1
-
-
-class ScriptedAssistant:
-    """Answers from a script (question -> payload); `gate`, when set, holds each turn until released."""
-
-    engine_name = "extractive"
-
-    def __init__(self, script, monographs=(), chunks=()) -> None:
-        self.script = script
-        self.asked: list[tuple[str, str | None]] = []
-        self.gate: threading.Event | None = None
-        self.service = FakeService(monographs, chunks)
-
-    def ask(self, question: str, conversation_id: str | None = None, cancel=None) -> AnswerPayload:
-        self.asked.append((question, conversation_id))
-        if self.gate is not None:
-            self.gate.wait(10)
-        return self.script(question)
-
-    def warm_up(self) -> float:
-        return 0.0
+# ---- payloads ---------------------------------------------------------------------------------------------
 
 
 def citation(index=1, printed=1120, physical=46, quote=QUOTE, chunk_id=DOSE_CHUNK) -> Citation:
@@ -102,40 +69,6 @@ def verify_answer() -> AnswerPayload:
                          message=message_for("quarantined_evidence"), citations=cites, disclaimer=DISCLAIMER,
                          blocks=[Block(title="Paracetamol (acetaminophen) — Trẻ em · uống", kind="dosage",
                                        claims=[Claim(text=c.quote, citations=[c.index]) for c in cites])])
-
-
-@pytest.fixture
-def make_window(qtbot, tmp_path: Path):
-    """A shown window over a Session around `assistant`, its index already open."""
-    made: list[ScriptedAssistant] = []
-
-    def make(assistant, pdf: Path | None = None, index_dir: Path | None = None, owns_index: bool = True) -> MainWindow:
-        settings = Settings(data_dir=tmp_path)
-        session = Session(assistant, settings, index_dir, pdf, owns_index=owns_index)
-        window = MainWindow(settings, opener=lambda _s, _p: session, warm_up=False)
-        qtbot.addWidget(window)
-        window.show()
-        with qtbot.waitSignal(window.session_ready, timeout=5000):
-            window.start()
-        made.append(assistant)
-        return window
-
-    yield make
-    for assistant in made:  # no turn left waiting when the test ends
-        if getattr(assistant, "gate", None) is not None:
-            assistant.gate.set()
-    operations.wait_all(5000)
-
-
-def send(qtbot, window: MainWindow, text: str) -> AnswerCard:
-    with qtbot.waitSignal(window.answer_shown, timeout=10000) as blocker:
-        window.question_box.setPlainText(text)
-        qtbot.keyClick(window.question_box, Qt.Key.Key_Return)
-    return blocker.args[0]
-
-
-def label_texts(widget) -> list[str]:
-    return [label.text() for label in widget.findChildren(QLabel)]
 
 
 # ---- the operations helper ----------------------------------------------------------------------------------
@@ -608,3 +541,46 @@ def test_questions_can_be_asked_while_the_pdf_is_still_loading_and_a_citation_wa
     gate.set()
     qtbot.waitUntil(lambda: window.viewer.document.pageCount() > 0, timeout=10000)
     assert window.viewer.current_page() == 47
+
+
+def test_a_built_answer_is_not_laid_out_again_when_the_chat_grows_but_is_at_a_new_width(qtbot, monkeypatch):
+    """A Qt layout asks each item for its height at the width, and a wrapped label lays its text out to answer:
+    without settling, every answer shown before was laid out again at each step of a new one (app.settled)."""
+    from duocthu_desktop.app import answer_card
+    from duocthu_desktop.app.chat_view import ChatView
+
+    asked: list[QLabel] = []
+
+    class CountingLabel(QLabel):
+        watched = False
+
+        def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
+            if self.watched:
+                asked.append(self)
+            return super().heightForWidth(width)
+
+    monkeypatch.setattr(answer_card, "QLabel", CountingLabel)
+    cites = [citation(i, 1100 + i, 40 + i, f"Câu {i}: " + "suy thận nặng, độ thanh thải creatinin thấp " * 6)
+             for i in range(1, 13)]
+    chat = ChatView()
+    qtbot.addWidget(chat)
+    chat.resize(700, 600)
+    chat.show()
+    first = chat.add_answer(dose_answer(cites), "Chống chỉ định?")
+    qtbot.waitUntil(lambda: first.complete and first.settled, timeout=5000)
+    claims = [lb for lb in first.findChildren(QLabel) if lb.objectName() == "claim"]
+    assert len(claims) == 12 and not first.hasHeightForWidth()
+    assert first.height() == first.minimumHeight() == first.maximumHeight()
+    for label in claims:
+        label.watched = True
+
+    second = chat.add_answer(dose_answer(cites), "Thận trọng?")
+    qtbot.waitUntil(lambda: second.complete and second.settled, timeout=5000)
+    assert asked == []  # the first answer kept its height: none of its labels was laid out again
+
+    wide = first.height()
+    chat.resize(420, 600)  # narrower: the text wraps onto more lines, laid out once more, then settled again
+    qtbot.waitUntil(lambda: first.settled and first.width() < 420, timeout=5000)
+    assert asked and first.height() > wide
+    for label in claims:  # every line of each claim fits in its row at the new width
+        assert label.height() >= label.heightForWidth(label.width())

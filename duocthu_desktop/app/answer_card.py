@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from duocthu_desktop.app import style
 from duocthu_desktop.app.answer_text import page_label, plain_text, title_parts
 from duocthu_desktop.app.flow_layout import FlowLayout
+from duocthu_desktop.app.settled import SettledPart, Settling
 from duocthu_desktop.messages import DISCLAIMER, message_for
 from duocthu_desktop.payload import AnswerBody, AnswerPayload, Citation
 from duocthu_desktop.sections import SECTION_BY_KEY
@@ -89,7 +90,11 @@ def _bullet() -> QLabel:
     return QLabel("•")  # not selectable: a plain label draws without a text document
 
 
-class QuestionBubble(style.Panel):
+class QuestionBubble(Settling, style.Panel):
+    """The question as typed: final when made, so it settles (app.settled)."""
+
+    _may_settle = True
+
     def __init__(self, question: str, parent=None) -> None:
         super().__init__(style.QUESTION, parent)
         self.setObjectName("questionBubble")
@@ -110,10 +115,11 @@ class CitationChip(style.Pill):
         self.setAccessibleName(f"Trích dẫn {citation.index}, {page_label(citation)}")
 
 
-class AnswerCard(style.Panel):
+class AnswerCard(Settling, style.Panel):
     """Built in steps: the heading, the disclaimer and "Sao chép" at once, then the claims a few at a time on
     later turns of the event loop (`stepwise`), so a long answer never holds the UI thread in one piece;
-    `when_built` runs a callback once every claim and chip is there."""
+    `when_built` runs a callback once every claim and chip is there. Each block settles once its last claim is
+    in, and the card once built (app.settled), so that a later step or turn does not lay them out again."""
 
     citation_clicked = Signal(object)  # Citation
     reply_clicked = Signal(str)
@@ -162,26 +168,30 @@ class AnswerCard(style.Panel):
             for _ in self._steps:
                 pass
             self.complete = True
+            self.allow_settle()
 
     # ---- building in steps --------------------------------------------------------------------------------
 
     def _build_steps(self):
         for block in self.payload.blocks:
-            box, part, chars = self._block(block), [], 0
-            for claim in block.claims:
+            widget, box = self._block(block)
+            part, chars = [], 0
+            for n, claim in enumerate(block.claims, 1):
                 part.append(claim)
                 chars += len(claim.text)
-                if chars >= self.CHARS_PER_STEP:
+                if chars >= self.CHARS_PER_STEP or n == len(block.claims):
                     self._claims(box, part)
+                    if n == len(block.claims):
+                        widget.allow_settle()
                     yield
                     part, chars = [], 0
-            if part:
-                self._claims(box, part)
-                yield
+            if not block.claims:
+                widget.allow_settle()
 
     def _step(self) -> None:
         if next(self._steps, StopIteration) is StopIteration:
             self.complete = True
+            self.allow_settle()
             self.built.emit()
         else:
             QTimer.singleShot(0, self, self._step)
@@ -215,9 +225,9 @@ class AnswerCard(style.Panel):
         box.addWidget(pages)
         return notice
 
-    def _block(self, block) -> QVBoxLayout:
+    def _block(self, block) -> tuple[SettledPart, QVBoxLayout]:
         """A block's title and tags, added above the disclaimer; its claims go in the layout returned."""
-        widget = QWidget()
+        widget = SettledPart(final=False)  # settles once its last claim is in
         box = QVBoxLayout(widget)
         box.setContentsMargins(0, 4, 0, 0)
         box.setSpacing(3)
@@ -231,12 +241,12 @@ class AnswerCard(style.Panel):
             box.addWidget(tags)
         self.layout().insertWidget(self._blocks_at, widget)
         self._blocks_at += 1
-        return box
+        return widget, box
 
     def _claims(self, box: QVBoxLayout, claims) -> None:
         """The claims' rows in one widget built whole before it is added: a widget shown inside a visible one lays
         out every visible ancestor, the whole window, so one show per step, not one per label and chip."""
-        part = QWidget()
+        part = SettledPart()  # final as made
         rows = QVBoxLayout(part)
         rows.setContentsMargins(0, 0, 0, 0)
         rows.setSpacing(3)

@@ -81,6 +81,10 @@ class EmbedderProcess:
         self._loaded = False
         self._lock = threading.Lock()
 
+    def release_cancel(self) -> None:
+        """No longer bound to the rebuild that made it: a worker handed over to a session (app.rebuild)."""
+        self._cancel = None
+
     @property
     def loaded(self) -> bool:
         return self._loaded or (self._local is not None and self._local.loaded)

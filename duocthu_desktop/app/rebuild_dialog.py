@@ -224,10 +224,23 @@ class RebuildDialog(QDialog):
             super().reject()
 
 
+MAX_PATH_PX = 620  # a path field grows to show its whole path up to this width (the dialog fits a 1024 px screen)
+
+
+def _fit_path(edit: QLineEdit) -> None:
+    """Wide enough for the whole path (a person checks where the index goes by its start and its end), up to
+    MAX_PATH_PX; a longer one is whole in the tooltip."""
+    text = edit.text()
+    edit.setMinimumWidth(min(MAX_PATH_PX, edit.fontMetrics().horizontalAdvance(text) + 16))
+    edit.setToolTip(text)
+
+
 def _row(edit: QLineEdit, button: QPushButton) -> QWidget:
     row = QWidget()
     box = QHBoxLayout(row)
     box.setContentsMargins(0, 0, 0, 0)
     box.addWidget(edit, 1)
     box.addWidget(button)
+    _fit_path(edit)
+    edit.textChanged.connect(lambda _text: _fit_path(edit))
     return row

@@ -110,9 +110,11 @@ class Session:
             settings = settings.model_copy(update={"index_dir": index_dir})
         embedder = None
         if embed_in_worker:
+            from duocthu_desktop.app import rebuild
             from duocthu_desktop.app.embed_process import EmbedderProcess
 
-            embedder = EmbedderProcess(settings.embedding_model_dir)
+            # a rebuild's worker, its model already loaded, else a new one
+            embedder = rebuild.take_spare(settings.embedding_model_dir) or EmbedderProcess(settings.embedding_model_dir)
         try:
             assistant = Assistant.open(settings, embedder=embedder)
         except BaseException:

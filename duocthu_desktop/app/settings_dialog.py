@@ -121,6 +121,14 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Tall enough for every wrapped line at this width: a dialog's own minimum height counts each wrapped
+        label as one line, and "Đang dùng" was cut at 1024x700 under Xvfb (its sources' second lines)."""
+        super().resizeEvent(event)
+        need = self.layout().totalHeightForWidth(event.size().width())
+        if need > self.minimumHeight():
+            self.setMinimumHeight(need)
+
     def _path_row(self, file_filter: str | None, placeholder: str) -> QLineEdit:
         """A path field with its "Chọn…" button (a file with `file_filter`, else a folder)."""
         row = QWidget(self)
