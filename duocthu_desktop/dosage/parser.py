@@ -21,6 +21,7 @@ from duocthu_desktop.dosage.rows import AgeBound, DoseRow, RenalBand, WeightBoun
 from duocthu_desktop.dosage.words import (
     ROUTE_NAMES,
     age_in,
+    monograph_route,
     names_hepatic,
     names_renal,
     populations_in,
@@ -31,6 +32,7 @@ from duocthu_desktop.dosage.words import (
 from duocthu_desktop.text import fold
 
 DOSAGE_KEY = "lieu_luong_cach_dung"
+IDENTITY_KEY = "thong_tin_chung"  # the INN line: a monograph of one form names it there ("Timolol (eye drops)")
 
 _GENERIC = re.compile(next(r.pattern for r in labels.RULES if r.name == "generic"))
 _RENAL_DISEASE = re.compile(next(r.pattern for r in labels.RULES if r.name == "renal_disease"))
@@ -255,8 +257,9 @@ def _standalone_heading(text: str, start: int, end: int) -> bool:
 class SectionReader:
     """Walks one dosage section, chunk by chunk, in the book's order."""
 
-    def __init__(self, drug_id: str) -> None:
+    def __init__(self, drug_id: str, default_routes: tuple[str, ...] = ()) -> None:
         self.drug_id = drug_id
+        self.default_routes = list(default_routes)  # the monograph's own route (monograph_route), if it names one
         self.stack: list[Level] = []
         self.rows: list[DoseRow] = []
         self.piece_no = 0
@@ -507,6 +510,8 @@ class SectionReader:
                 continue
             if glued and kind == "group" and not f.age and not f.weight:
                 f = _overlay(f, _group_only(read_fields(_head(body))))
+            if glued and kind == "group" and not f.routes:
+                f = replace(f, routes=routes_in(body))  # "Trẻ em: Trên 1 tuổi, dùng đường uống.": its block's route
             generic_label = generic_label or kind == "generic"
             label_routes += [r for r in f.routes if r not in label_routes and not (kind == "note" and r == "other")]
             if kind == "generic" and not (as_heading or heading_only):
@@ -582,6 +587,10 @@ class SectionReader:
                           inline=False)
             return Fields()
         if not doses and _only_routes(body):
+            if first and not piece.labels:
+                # "Dùng đường uống." opening a paragraph under a heading: the route of that heading's block, to
+                # where the book starts a new heading of its level (like the group it sits under)
+                self._heading("route", body.strip().rstrip("."), Fields(routes=routes_in(body)), inline=False)
             # "Phác đồ ...: Tiêm tĩnh mạch chậm.": a route given to what follows in the paragraph, not a statement
             return replace(carry, routes=routes_in(body))
         own = read_fields(_head(body))
@@ -623,7 +632,7 @@ class SectionReader:
             text=chunk.text[start:end],
             start=start,
             end=end,
-            route=f.routes,
+            route=self._routes(f.routes),
             indication=f.indication,
             population=f.population,
             age=f.age,
@@ -633,6 +642,15 @@ class SectionReader:
             kind=kind or _kind(body, kind_label, f),
             headings=[lv.label for lv in self.stack],
         )
+
+    def _routes(self, routes: list[str]) -> list[str]:
+        """A statement's routes, else the monograph's; a vague one ("tra mắt" in a monograph of eye drops) yields
+        to the monograph's."""
+        if not self.default_routes:
+            return routes
+        if not routes or all(set(self.default_routes) & _UNDER_TITLE.get(r, set()) for r in routes):
+            return list(self.default_routes)
+        return routes
 
     def _table_row(self, chunk: Chunk) -> None:
         f = self.inherited()
@@ -741,6 +759,10 @@ def _rstrip_end(text: str, start: int, end: int) -> int:
 _VAGUE_ROUTES = {"other": {"tiem_tinh_mach", "truyen_tinh_mach", "tiem_bap", "tiem_duoi_da", "tiem_trong_da",
                            "tiem_noi_tuy"},
                  "boi": {"tra_mat", "nho_mat"}}
+
+
+# "tra mắt" is putting a medicine into the eye, drops or ointment: the monograph's form says which
+_UNDER_TITLE = {**_VAGUE_ROUTES, "tra_mat": {"nho_mat"}, "boi": {"tra_mat", "nho_mat", "dat_am_dao"}}
 
 
 def _merge_routes(label: list[str], own: list[str], above: list[str]) -> list[str]:
@@ -961,9 +983,10 @@ def page_at(chunk: Chunk, offset: int) -> int | None:
     return chunk.printed_pages[0] if chunk.printed_pages else None
 
 
-def read_section(drug_id: str, chunks: list[Chunk]) -> list[DoseRow]:
-    """Every dose statement of one drug's dosage section, in the book's order."""
-    reader = SectionReader(drug_id)
+def read_section(drug_id: str, chunks: list[Chunk], default_routes: tuple[str, ...] = ()) -> list[DoseRow]:
+    """Every dose statement of one drug's dosage section, in the book's order. `default_routes`: the route the
+    monograph's title names (monograph_route), for statements under no route of their own or of a heading."""
+    reader = SectionReader(drug_id, default_routes)
     for chunk, nxt in zip(chunks, chunks[1:] + [None], strict=True):
         reader.read_chunk(chunk, before_table=nxt is not None and nxt.table_id is not None)
     return reader.rows
@@ -982,19 +1005,22 @@ def section_rows(drug_id: str, chunks: list[Chunk]) -> list[DoseRow]:
         if len(_READ) > 4096:
             _READ.clear()
         rows = stored.stored_rows(drug_id, chunks)
-        _READ[key] = rows if rows is not None else read_section(drug_id, chunks)
+        _READ[key] = rows if rows is not None else read_section(drug_id, chunks, stored.monograph_routes(drug_id))
     return _READ[key]
 
 
 def read_book(chunks: list[Chunk]) -> list[DoseRow]:
     """Every dosage section of a book, chunks in their artifact order (sections are contiguous)."""
     by_drug: dict[str, list[Chunk]] = {}
+    identity: dict[str, tuple[str, ...]] = {}
     for chunk in chunks:
         if chunk.section_key == DOSAGE_KEY:
             by_drug.setdefault(chunk.drug_id, []).append(chunk)
+        elif chunk.section_key == IDENTITY_KEY and chunk.drug_id not in identity:
+            identity[chunk.drug_id] = tuple(monograph_route(chunk.text))
     rows: list[DoseRow] = []
     for drug_id, section in by_drug.items():
-        rows.extend(read_section(drug_id, sorted(section, key=_order)))
+        rows.extend(read_section(drug_id, sorted(section, key=_order), identity.get(drug_id, ())))
     return rows
 
 
