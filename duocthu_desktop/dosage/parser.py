@@ -53,6 +53,9 @@ def _names_only(label: str) -> bool:
 _WHEN_ROUTE = re.compile(r"^(?:khi|neu|trong khi|luc)\b")
 # "Với trường hợp X:", "Trong trường hợp X:": a case within its paragraph.
 _CASE = re.compile(r"^(?:voi|trong|doi voi) truong hop\b")
+# a paragraph that opens on the group it is about ("Ở người lớn đang dùng hóa trị liệu ...", "Trẻ em ...")
+_OPENS_ON_GROUP = re.compile(r"^(?:o |cho |doi voi |voi )?(?:nhung )?(?:nguoi lon|tre|so sinh|benh nhi|phu nu"
+                             r"|thieu nien|nhu nhi|nguoi cao tuoi|nguoi gia)\b")
 _GROUP_FIRST = re.compile(r"^(?:o |cho |doi voi )?(?:nguoi|tre|so sinh|benh nhi|phu nu|thieu nien|nhu nhi|\d)")
 _FOR_GROUP = re.compile(r"\b(?:o|cho|doi voi) (?:nguoi|tre|so sinh|phu nu|benh nhi)")
 _REMARK = re.compile(r"^(?:ghi chu|chu y|luu y)$")
@@ -264,6 +267,9 @@ class SectionReader:
         self.rows: list[DoseRow] = []
         self.piece_no = 0
         self.group_heads: list[Level] = []  # the group headings alone on their line since the last generic one
+        # the group a statement named in its own words ("Ở người lớn đang dùng hóa trị liệu ..."): it holds for the
+        # later paragraphs of its block until another group is named or a heading or label starts a new block
+        self.block_group: Fields | None = None
 
     # ---- the heading stack ---------------------------------------------------------------------------
 
@@ -278,6 +284,8 @@ class SectionReader:
         """A heading alone on its line closes the labels that opened statements above it and replaces its own
         dimension with all nested under it; a label opening a statement replaces the label of its dimension that
         opened an earlier statement, and holds on top of the headings until the next heading."""
+        if kind in ("generic", "group", "indication") or (kind == "route" and not inline):
+            self.block_group = None
         if kind == "generic":
             # starts over, but not under the labels of its own statement ("Tăng huyết áp: Liều thường dùng: ...")
             self.stack = [lv for lv in self.stack if lv.piece == self.piece_no and lv.inline]
@@ -407,15 +415,21 @@ class SectionReader:
         self._sentences(chunk, reading.sentences(text, start, end), end)
 
     def _sentences(self, chunk: Chunk, spans: list[tuple[int, int]], end: int) -> None:
-        carry = Fields()
+        carry = replace(self.block_group) if self.block_group is not None else Fields()
         first = True
         for s_start, s_end in spans:
             for piece in reading.pieces(chunk.text, s_start, s_end, cuts=_cuts_clause, cuts_clause=_own_group_dose):
                 carry = self._piece(chunk, piece, carry, at_end=piece.end >= end, first=first)
                 first = False
+        if spans and not re.search(r"[.;:!?)]\s*$", chunk.text[spans[-1][0] : spans[-1][1]]):
+            # "... (tối đa 60 000 đơn vị). Người bệnh phẫu thuật": a paragraph ending on no stop ends on a heading
+            # the extractor glued to it; the group its sentences named does not cross it
+            self.block_group = None
 
     def _heading(self, kind: str, words: str, f: Fields, inline: bool, paragraph_only: bool = False,
                  soft: bool = False) -> None:
+        if not inline:
+            self.block_group = None  # a heading alone on its line, a note's included, starts a new block
         if kind == "note" and _REMARK.match(fold(words)):
             self.stack = [lv for lv in self.stack if not lv.inline]  # a general remark: no label above holds
         if kind == "note" and not inline and not _ADMIN_NOTE.match(fold(words)):
@@ -609,6 +623,9 @@ class SectionReader:
             new_carry = replace(_group_only(label_fields), routes=carry.routes, indication=carry.indication)
         if own.has_group or own.renal is not None or own.indication:
             new_carry = _overlay(new_carry, _group_only(own))
+        if first and own.has_group and not piece.labels and _OPENS_ON_GROUP.match(fold(body)):
+            # the group only: its bounds ("dưới 3 tuổi") are the sentence's, a later band prints its own
+            self.block_group = Fields(population=new_carry.population) if new_carry.population else None
         routes = _merge_routes(label_routes, own.routes, new_carry.routes or inherited.routes)
         if label_routes or own.routes:
             new_carry = replace(new_carry, routes=routes)
