@@ -26,6 +26,8 @@ _DOSE_KINDS = {"dose", "max_dose", "loading_dose", "adjustment"}
 # the parser's own test, so a dose the parser missed shows here.
 _DOSE_LIKE = re.compile(
     r"\d+(?:,\d+)?\s*(?:mg|g|microgam|mcg|µg|ml|đơn vị|đvqt|đv|UI|IU|viên|giọt|mmol|cm|ống|gói|nhát|miếng)(?!\w)"
+    r"(?!\s*/\s*(?:ml|lít|l|dl|100\s*ml)\b)(?!(?<=ml)\s*/\s*phút)"  # "5 mg/ml", "2 g/100 ml": a concentration;
+    # "Clcr < 20 ml/phút": a clearance
     r"|(?:ngày|mỗi ngày)\s+(?:một|hai|ba|bốn|\d+)\s+lần|(?:một|hai|ba|bốn|\d+)\s+lần\s*(?:/|mỗi|một|trong)\s*ngày",
     re.I,
 )
