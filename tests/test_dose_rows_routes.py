@@ -232,3 +232,9 @@ def test_a_synonym_in_the_inn_brackets_names_no_route() -> None:
     rows = _book("Tên chung quốc tế: Thuoc A (Thuoc B).", _EYE_DOSAGE)
     assert row(rows, "Rửa tay").route == []
     assert row(rows, "Nếu cần").route == ["tra_mat"]
+
+
+def test_a_syrup_is_taken_by_mouth() -> None:
+    # codein phosphat (sample-e, tuning)
+    rows = read("Ho khan: Thường dùng dạng sirô.")
+    assert rows[0].route == ["uong"]

@@ -87,7 +87,9 @@ ROUTE_PATTERNS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(_W + r"(?:nhỏ tai|dưới kết mạc|thể thủy tinh|(?:dùng thuốc|dùng|thuốc|đường|hấp thu) qua da|miếng dán)"
                 + _E), ("other",)),
     (re.compile(_W + r"(?:bôi|dùng ngoài(?: da)?|thuốc mỡ|kem)" + _E), ("boi",)),
-    (re.compile(_W + r"(?:uống|viên (?:nén|nang|bao|sủi|nhai|giải phóng))" + _E), ("uong",)),  # tablets are oral
+    # tablets and syrups are oral
+    (re.compile(_W + r"(?:uống|viên (?:nén|nang|bao|sủi|nhai|giải phóng)|(?:dạng |thuốc )?(?:sirô|siro|si rô))" + _E),
+     ("uong",)),
     (re.compile(_W + r"tiêm(?! chủng| phòng| vắc)" + _E), ("other",)),  # an injection with no site named
 ]
 ROUTE_NAMES: dict[str, str] = {
