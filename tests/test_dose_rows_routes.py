@@ -238,3 +238,11 @@ def test_a_syrup_is_taken_by_mouth() -> None:
     # codein phosphat (sample-e, tuning)
     rows = read("Ho khan: Thường dùng dạng sirô.")
     assert rows[0].route == ["uong"]
+
+
+def test_a_level_in_the_blood_per_100_ml_is_no_dose() -> None:
+    # erythropoietin (sample-e, tuning), acid acetylsalicylic (sample book): targets of treatment, not amounts given
+    rows = read("Nồng độ hemoglobin của người bệnh không được vượt quá 12 g/100 ml và không được tăng quá 1 g/100 ml "
+                "trong 2 tuần.\nCần điều chỉnh liều để đạt và duy trì nồng độ salicylat từ 20 - 30 mg/100 ml huyết "
+                "tương.\nUống 500 mg/ngày.")
+    assert [r.kind for r in rows] == ["instruction", "instruction", "dose"]

@@ -637,7 +637,10 @@ class SectionReader:
         # what a sentence with no dose says of itself (a warning, a general remark) is not carried on
         if not doses and not label_fields.has_group and not label_fields.renal and not own.indication:
             opening = routes_in(body, window=2)
-            return replace(carry, routes=own.routes) if opening else carry
+            kept = replace(carry, routes=own.routes) if opening else carry
+            # but the group a paragraph opens on is its block's ("Ở người lớn đang dùng hóa trị liệu ..., có thể ...")
+            return _overlay(kept, self.block_group) if first and self.block_group is not None and own.has_group \
+                else kept
         return new_carry
 
     def _row(self, chunk: Chunk, start: int, end: int, f: Fields, body: str, kind_label: str | None,
