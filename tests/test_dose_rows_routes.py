@@ -246,3 +246,13 @@ def test_a_level_in_the_blood_per_100_ml_is_no_dose() -> None:
                 "trong 2 tuần.\nCần điều chỉnh liều để đạt và duy trì nồng độ salicylat từ 20 - 30 mg/100 ml huyết "
                 "tương.\nUống 500 mg/ngày.")
     assert [r.kind for r in rows] == ["instruction", "instruction", "dose"]
+
+
+def test_a_sentence_about_its_group_names_its_route_anywhere_when_nothing_above_does() -> None:
+    # ciprofloxacin (sample book, old gold: uong, truyen_tinh_mach); erythropoietin (sample-e, tuning)
+    rows = read("Trẻ em: Không khuyến cáo dùng cho trẻ em và thiếu niên (dưới 18 tuổi), nhưng khi thật cần thiết, có "
+                "thể cho uống hoặc tiêm truyền tĩnh mạch trong 60 phút.\n"
+                "Ở người lớn đang dùng hóa trị liệu để điều trị bệnh ác tính không thuộc dòng tủy, có thể dùng thuốc "
+                "tiêm dưới da để chữa thiếu máu triệu chứng.")
+    assert set(row(rows, "Trẻ em").route) == {"uong", "truyen_tinh_mach"}
+    assert row(rows, "Ở người lớn").route == ["tiem_duoi_da"]

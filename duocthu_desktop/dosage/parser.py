@@ -616,8 +616,11 @@ class SectionReader:
         if not labelled_indication and not self._indication_heading():
             # an indication is a heading the book prints; a sentence names its own only where no heading does
             own.indication = own_indication(body)
-        if doses and not own.routes and not label_routes and not (carry.routes or inherited.routes):
-            own.routes = routes_in(body)  # no route above: one the statement names anywhere ("..., ngày uống 3 lần")
+        if (doses or own.has_group) and not own.routes and not label_routes and not (
+                carry.routes or inherited.routes):
+            # no route above: one the statement names anywhere ("..., ngày uống 3 lần"), in a dose or in a sentence
+            # about its group ("Không khuyến cáo dùng cho trẻ em ..., nhưng khi thật cần thiết, có thể cho uống ...")
+            own.routes = routes_in(body)
         new_carry = carry
         if label_fields.has_group or label_fields.renal:
             new_carry = replace(_group_only(label_fields), routes=carry.routes, indication=carry.indication)
