@@ -52,6 +52,7 @@ def test_a_concentration_or_a_clearance_in_an_instruction_is_no_dose() -> None:
     # aciclovir, vancomycin (sample book), escitalopram (sample-e, tuning); the rate limit is a dose the report flags
     rows = [_row("Dung dịch để truyền thường được pha để có nồng độ khoảng 5 mg/ml (0,5%).", kind="instruction"),
             _row("Nồng độ vancomycin trong máu cần đạt 30 - 40 microgam/ml.", kind="instruction"),
+            _row("Nồng độ hemoglobin không được tăng quá 1 g/100 ml trong 2 tuần.", kind="instruction"),
             _row("Suy thận nặng (Clcr < 20 ml/phút): Thận trọng khi sử dụng.", kind="instruction"),
             _row("Khi tiêm tĩnh mạch trực tiếp, tốc độ không quá 4 mg/phút ở người lớn.", kind="instruction")]
     assert [f.text[:10] for f in check_rows(rows).findings if f.check == "dose_as_instruction"] == ["Khi tiêm t"]
