@@ -14,7 +14,7 @@ from pathlib import Path
 
 from duocthu_desktop import artifacts
 from duocthu_desktop.dosage.parser import read_book
-from duocthu_desktop.dosage.rows import DOSING_FILE, read_dosing
+from duocthu_desktop.dosage.rows import DOSING_FILE
 from duocthu_desktop.errors import DuocthuError, InputRefused
 
 
@@ -169,9 +169,11 @@ def _digests_note(folder: Path) -> None:
 
 def _dosing_report(folder: Path, chunks: list) -> None:
     from duocthu_desktop.dosage.checks import check_rows, format_report
+    from duocthu_desktop.dosage.stored import book_rows
 
-    path = folder / DOSING_FILE
-    rows = read_dosing(path) if path.exists() else read_book(chunks)
+    # the rows as the running code reads them: dosing.jsonl only when this parser wrote it (an older build's rows
+    # would report the old parser's findings)
+    rows = book_rows(folder) if (folder / DOSING_FILE).exists() else read_book(chunks)
     for line in format_report(check_rows(rows)):
         print(line)
 
@@ -200,7 +202,9 @@ def _inspect_dosing(folder: Path, drug_id: str) -> int:
     """One drug's rows of dosing.jsonl; read from the chunks when an older build has no dosing.jsonl."""
     path = folder / DOSING_FILE
     try:
-        rows = read_dosing(path) if path.exists() else read_book(artifacts.read_chunks(folder / artifacts.CHUNKS_FILE))
+        from duocthu_desktop.dosage.stored import book_rows
+
+        rows = book_rows(folder)  # as the running code reads them (dosing.jsonl when this parser wrote it)
     except (OSError, ValueError) as exc:
         raise InputRefused(f"{path}: unreadable ({exc}); run duocthu-ingest build") from exc
     from duocthu_desktop.dosage.why import explain

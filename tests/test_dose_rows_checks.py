@@ -48,6 +48,16 @@ def test_making_the_solution_up_is_no_dose_read_as_an_instruction() -> None:
     assert check_rows(rows).counts()["dose_as_instruction"] == 1
 
 
+def test_a_concentration_or_a_clearance_in_an_instruction_is_no_dose() -> None:
+    # aciclovir, vancomycin (sample book), escitalopram (sample-e, tuning); the rate limit is a dose the report flags
+    rows = [_row("Dung dịch để truyền thường được pha để có nồng độ khoảng 5 mg/ml (0,5%).", kind="instruction"),
+            _row("Nồng độ vancomycin trong máu cần đạt 30 - 40 microgam/ml.", kind="instruction"),
+            _row("Nồng độ hemoglobin không được tăng quá 1 g/100 ml trong 2 tuần.", kind="instruction"),
+            _row("Suy thận nặng (Clcr < 20 ml/phút): Thận trọng khi sử dụng.", kind="instruction"),
+            _row("Khi tiêm tĩnh mạch trực tiếp, tốc độ không quá 4 mg/phút ở người lớn.", kind="instruction")]
+    assert [f.text[:10] for f in check_rows(rows).findings if f.check == "dose_as_instruction"] == ["Khi tiêm t"]
+
+
 def test_an_indication_heading_is_not_flagged() -> None:
     for words in ("Điều trị động kinh", "Nhiễm khuẩn huyết, viêm màng não", "phù phổi cấp",
                   "Viêm phổi mắc phải tại cộng đồng", "Chàm, nhất là chàm bị lichen hóa"):

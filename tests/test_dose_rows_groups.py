@@ -112,3 +112,37 @@ def test_a_comparison_with_the_adults_dose_keeps_the_elderlys_band_and_a_weight_
     assert row(rows, "Liều tối đa").population == "nguoi_cao_tuoi"
     child = row(rows, "Trẻ em")
     assert (child.weight_kg.min, child.weight_kg.max) == (10, 20)
+
+
+def test_the_group_a_paragraph_opens_on_holds_for_the_later_paragraphs_of_its_block() -> None:
+    # erythropoietin (sample-e, tuning), "Thiếu máu do hóa trị liệu ung thư": the adults named once, the doses in the
+    # paragraphs after it; the next heading ends the block
+    rows = read("Thiếu máu do hóa trị liệu ung thư\n"
+                "Ở người lớn đang dùng hóa trị liệu để điều trị bệnh ác tính, có thể dùng thuốc tiêm dưới da để chữa "
+                "thiếu máu triệu chứng.\n"
+                "Liều khởi đầu là 150 đơn vị/kg, 3 lần/tuần hoặc 450 đơn vị/kg, tuần 1 lần.\n"
+                "Tổng liều hàng tuần không được vượt quá 60 000 đơn vị.\n"
+                "Thiếu máu ở trẻ sơ sinh thiếu tháng\n"
+                "Liều 250 đơn vị/kg, 3 lần/tuần.")
+    assert row(rows, "Liều khởi đầu").population == "nguoi_lon"
+    assert row(rows, "Tổng liều").population == "nguoi_lon"
+    assert row(rows, "Liều 250").population != "nguoi_lon"
+
+
+def test_a_group_named_in_a_remark_or_with_its_bounds_does_not_carry_its_bounds_to_later_paragraphs() -> None:
+    # kanamycin (sample-e, tuning): a remark ending a paragraph names pregnant women; warfarin (sample book): the
+    # children "dưới 3 tuổi" of an opening sentence, then doses for bands up to 18 years
+    rows = read("Liều cao dùng ngày 1 lần nên tránh ở người bệnh bỏng. Chưa có đủ chứng cứ để dùng ngày 1 lần ở phụ nữ "
+                "mang thai.\nTiêm bắp sâu vào cung phần tư phía trên của cơ mông.")
+    assert row(rows, "Tiêm bắp sâu").population is None
+    rows = read("Ở trẻ em dưới 3 tuổi, liều trung bình được dùng cao hơn so với trẻ nhiều tuổi hơn.\n"
+                "Số lần dùng thuốc trong ngày 1 hoặc 2 lần mỗi ngày.")
+    assert row(rows, "Số lần").population == "tre_em"
+    assert row(rows, "Số lần").age is None
+
+
+def test_a_heading_glued_to_the_end_of_a_paragraph_ends_the_group_its_sentences_named() -> None:
+    # erythropoietin (sample-e, tuning): "... (tối đa 60 000 đơn vị). *Người bệnh phẫu thuật*" glued by the extractor
+    rows = read("Ở trẻ em, có thể dùng thuốc tiêm tĩnh mạch với liều 600 đơn vị/kg. Người bệnh phẫu thuật\n"
+                "Có thể dùng thuốc có bổ sung sắt để điều trị người bệnh thiếu máu chuẩn bị phẫu thuật chọn lọc.")
+    assert row(rows, "Có thể dùng thuốc có").population is None

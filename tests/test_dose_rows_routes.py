@@ -175,3 +175,84 @@ def test_a_percutaneous_procedure_is_no_route() -> None:
     rows = read("Đau thắt ngực không ổn định: Nếu bệnh nhân được lựa chọn can thiệp mạch vành qua da, liều nạp ban đầu "
                 "300 mg trước khi can thiệp ít nhất 2 giờ, sau đó 75 mg/ngày.")
     assert rows[0].route == []
+
+
+def test_a_route_sentence_opening_a_group_block_is_the_route_of_that_block_until_the_next_group() -> None:
+    # cefalexin (sample-e, tuning): "Dùng đường uống." under "Trẻ em trên 15 tuổi và người lớn:", then labelled
+    # indications in paragraphs of their own; a group label glued to a paragraph names its own route; the renal
+    # heading ends both
+    rows = read("Trẻ em trên 15 tuổi và người lớn:\n"
+                "Dùng đường uống. Liều thường dùng cho người lớn, 250 - 500 mg cách 6 giờ/1 lần.\n"
+                "Viêm họng và viêm a-mi-đan: Liều 500 mg cách 12 giờ/lần, dùng thuốc ít nhất 10 ngày.\n"
+                "Nhiễm khuẩn đường tiết niệu: thường dùng 500 mg, cách 12 giờ/lần. Trẻ em: Trên 1 tuổi, dùng đường uống.\n"
+                "Liều thường dùng: 25 - 100 mg/kg ngày, chia thành 3 - 4 lần.\n"
+                "Điều chỉnh liều dùng cho người suy thận: Phải dùng thận trọng cho người suy thận nặng.\n"
+                "Thẩm phân máu: 1 liều thường dùng cho sau thẩm phân.")
+    assert row(rows, "Viêm họng").route == ["uong"]
+    assert row(rows, "Viêm họng").population == "nguoi_lon"
+    assert row(rows, "Liều thường dùng: 25").route == ["uong"]
+    assert row(rows, "Liều thường dùng: 25").population == "tre_em"
+    assert row(rows, "Thẩm phân máu").route == []
+
+
+def test_a_route_sentence_inside_a_paragraph_holds_for_that_paragraph_only() -> None:
+    rows = read("Người lớn:\nPhác đồ 1: Tiêm tĩnh mạch chậm. 1 g/lần, ngày 2 lần.\nPhác đồ 2: 500 mg/lần, ngày 4 lần.")
+    assert row(rows, "1 g/lần").route == ["tiem_tinh_mach"]
+    assert row(rows, "Phác đồ 2").route == []
+
+
+def _book(identity: str, dosage: str) -> list:
+    from duocthu_desktop.artifacts import Chunk
+    from duocthu_desktop.dosage.parser import DOSAGE_KEY, IDENTITY_KEY, read_book
+
+    def make(key: str, text: str) -> Chunk:
+        return Chunk(chunk_id=f"thuoc_a__{key}__0", drug_id="thuoc_a", section_key=key, part_index=0, text=text,
+                     printed_pages=[100], physical_pages=[10], page_spans=[[10, 0, len(text)]])
+
+    return read_book([make(IDENTITY_KEY, identity), make(DOSAGE_KEY, dosage)])
+
+
+# timolol (sample-e, tuning): "TIMOLOL (Thuốc nhỏ mắt)", INN line "Timolol (eye drops)."; its steps of use and its
+# doses name no route, or "tra mắt"
+_EYE_DOSAGE = ("Cách dùng:\n- 2. Rửa tay sạch trước mỗi lần dùng.\nLiều lượng:\nTăng nhãn áp hoặc glôcôm góc mở\n"
+               "Liều thường dùng lúc đầu là 1 giọt dung dịch 0,25% vào mắt bị bệnh, 2 lần/ngày.\n"
+               "Nếu cần, có thể phối hợp thuốc tra mắt này với thuốc co đồng tử.\n"
+               "Uống 250 mg, ngày 2 lần, nếu cần hạ nhãn áp nhanh.")
+
+
+def test_a_monograph_of_one_form_gives_its_route_to_every_statement_that_names_none() -> None:
+    rows = _book("Tên chung quốc tế: Thuoc A (eye drops).\nMã ATC: S01ED01.", _EYE_DOSAGE)
+    assert row(rows, "Rửa tay").route == ["nho_mat"]
+    assert row(rows, "Liều thường dùng").route == ["nho_mat"]
+    assert row(rows, "Nếu cần").route == ["nho_mat"]  # "tra mắt" of a monograph of eye drops: drops
+    assert row(rows, "Uống 250").route == ["uong"]  # a route the statement names still wins
+
+
+def test_a_synonym_in_the_inn_brackets_names_no_route() -> None:
+    rows = _book("Tên chung quốc tế: Thuoc A (Thuoc B).", _EYE_DOSAGE)
+    assert row(rows, "Rửa tay").route == []
+    assert row(rows, "Nếu cần").route == ["tra_mat"]
+
+
+def test_a_syrup_is_taken_by_mouth() -> None:
+    # codein phosphat (sample-e, tuning)
+    rows = read("Ho khan: Thường dùng dạng sirô.")
+    assert rows[0].route == ["uong"]
+
+
+def test_a_level_in_the_blood_per_100_ml_is_no_dose() -> None:
+    # erythropoietin (sample-e, tuning), acid acetylsalicylic (sample book): targets of treatment, not amounts given
+    rows = read("Nồng độ hemoglobin của người bệnh không được vượt quá 12 g/100 ml và không được tăng quá 1 g/100 ml "
+                "trong 2 tuần.\nCần điều chỉnh liều để đạt và duy trì nồng độ salicylat từ 20 - 30 mg/100 ml huyết "
+                "tương.\nUống 500 mg/ngày.")
+    assert [r.kind for r in rows] == ["instruction", "instruction", "dose"]
+
+
+def test_a_sentence_about_its_group_names_its_route_anywhere_when_nothing_above_does() -> None:
+    # ciprofloxacin (sample book, old gold: uong, truyen_tinh_mach); erythropoietin (sample-e, tuning)
+    rows = read("Trẻ em: Không khuyến cáo dùng cho trẻ em và thiếu niên (dưới 18 tuổi), nhưng khi thật cần thiết, có "
+                "thể cho uống hoặc tiêm truyền tĩnh mạch trong 60 phút.\n"
+                "Ở người lớn đang dùng hóa trị liệu để điều trị bệnh ác tính không thuộc dòng tủy, có thể dùng thuốc "
+                "tiêm dưới da để chữa thiếu máu triệu chứng.")
+    assert set(row(rows, "Trẻ em").route) == {"uong", "truyen_tinh_mach"}
+    assert row(rows, "Ở người lớn").route == ["tiem_duoi_da"]

@@ -25,7 +25,9 @@ _DOSE_KINDS = {"dose", "max_dose", "loading_dose", "adjustment"}
 # A dose in any unit the book prints, or a frequency in words ("bôi một dải 1,3 cm ... ngày một lần"): looser than
 # the parser's own test, so a dose the parser missed shows here.
 _DOSE_LIKE = re.compile(
-    r"\d+(?:,\d+)?\s*(?:mg|g|microgam|mcg|µg|ml|đơn vị|đvqt|đv|UI|IU|viên|giọt|mmol|cm|ống|gói|nhát|miếng)(?!\w)"
+    r"(?<![\d,/])(?<!/ )\d+(?:,\d+)?\s*(?:mg|g|microgam|mcg|µg|ml|đơn vị|đvqt|đv|UI|IU|viên|giọt|mmol|cm|ống|gói|nhát|miếng)(?!\w)"
+    r"(?!\s*/\s*(?:ml|lít|l|dl|100\s*ml)\b)(?!(?<=ml)\s*/\s*phút)"  # "5 mg/ml", "2 g/100 ml": a concentration;
+    # "Clcr < 20 ml/phút": a clearance; the "100 ml" after "/" is the volume of a concentration
     r"|(?:ngày|mỗi ngày)\s+(?:một|hai|ba|bốn|\d+)\s+lần|(?:một|hai|ba|bốn|\d+)\s+lần\s*(?:/|mỗi|một|trong)\s*ngày",
     re.I,
 )

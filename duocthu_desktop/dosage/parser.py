@@ -21,6 +21,7 @@ from duocthu_desktop.dosage.rows import AgeBound, DoseRow, RenalBand, WeightBoun
 from duocthu_desktop.dosage.words import (
     ROUTE_NAMES,
     age_in,
+    monograph_route,
     names_hepatic,
     names_renal,
     populations_in,
@@ -31,6 +32,7 @@ from duocthu_desktop.dosage.words import (
 from duocthu_desktop.text import fold
 
 DOSAGE_KEY = "lieu_luong_cach_dung"
+IDENTITY_KEY = "thong_tin_chung"  # the INN line: a monograph of one form names it there ("Timolol (eye drops)")
 
 _GENERIC = re.compile(next(r.pattern for r in labels.RULES if r.name == "generic"))
 _RENAL_DISEASE = re.compile(next(r.pattern for r in labels.RULES if r.name == "renal_disease"))
@@ -51,6 +53,9 @@ def _names_only(label: str) -> bool:
 _WHEN_ROUTE = re.compile(r"^(?:khi|neu|trong khi|luc)\b")
 # "Với trường hợp X:", "Trong trường hợp X:": a case within its paragraph.
 _CASE = re.compile(r"^(?:voi|trong|doi voi) truong hop\b")
+# a paragraph that opens on the group it is about ("Ở người lớn đang dùng hóa trị liệu ...", "Trẻ em ...")
+_OPENS_ON_GROUP = re.compile(r"^(?:o |cho |doi voi |voi )?(?:nhung )?(?:nguoi lon|tre|so sinh|benh nhi|phu nu"
+                             r"|thieu nien|nhu nhi|nguoi cao tuoi|nguoi gia)\b")
 _GROUP_FIRST = re.compile(r"^(?:o |cho |doi voi )?(?:nguoi|tre|so sinh|benh nhi|phu nu|thieu nien|nhu nhi|\d)")
 _FOR_GROUP = re.compile(r"\b(?:o|cho|doi voi) (?:nguoi|tre|so sinh|phu nu|benh nhi)")
 _REMARK = re.compile(r"^(?:ghi chu|chu y|luu y)$")
@@ -255,12 +260,16 @@ def _standalone_heading(text: str, start: int, end: int) -> bool:
 class SectionReader:
     """Walks one dosage section, chunk by chunk, in the book's order."""
 
-    def __init__(self, drug_id: str) -> None:
+    def __init__(self, drug_id: str, default_routes: tuple[str, ...] = ()) -> None:
         self.drug_id = drug_id
+        self.default_routes = list(default_routes)  # the monograph's own route (monograph_route), if it names one
         self.stack: list[Level] = []
         self.rows: list[DoseRow] = []
         self.piece_no = 0
         self.group_heads: list[Level] = []  # the group headings alone on their line since the last generic one
+        # the group a statement named in its own words ("Ở người lớn đang dùng hóa trị liệu ..."): it holds for the
+        # later paragraphs of its block until another group is named or a heading or label starts a new block
+        self.block_group: Fields | None = None
 
     # ---- the heading stack ---------------------------------------------------------------------------
 
@@ -275,6 +284,8 @@ class SectionReader:
         """A heading alone on its line closes the labels that opened statements above it and replaces its own
         dimension with all nested under it; a label opening a statement replaces the label of its dimension that
         opened an earlier statement, and holds on top of the headings until the next heading."""
+        if kind in ("generic", "group", "indication") or (kind == "route" and not inline):
+            self.block_group = None
         if kind == "generic":
             # starts over, but not under the labels of its own statement ("Tăng huyết áp: Liều thường dùng: ...")
             self.stack = [lv for lv in self.stack if lv.piece == self.piece_no and lv.inline]
@@ -404,15 +415,21 @@ class SectionReader:
         self._sentences(chunk, reading.sentences(text, start, end), end)
 
     def _sentences(self, chunk: Chunk, spans: list[tuple[int, int]], end: int) -> None:
-        carry = Fields()
+        carry = replace(self.block_group) if self.block_group is not None else Fields()
         first = True
         for s_start, s_end in spans:
             for piece in reading.pieces(chunk.text, s_start, s_end, cuts=_cuts_clause, cuts_clause=_own_group_dose):
                 carry = self._piece(chunk, piece, carry, at_end=piece.end >= end, first=first)
                 first = False
+        if spans and not re.search(r"[.;:!?)]\s*$", chunk.text[spans[-1][0] : spans[-1][1]]):
+            # "... (tối đa 60 000 đơn vị). Người bệnh phẫu thuật": a paragraph ending on no stop ends on a heading
+            # the extractor glued to it; the group its sentences named does not cross it
+            self.block_group = None
 
     def _heading(self, kind: str, words: str, f: Fields, inline: bool, paragraph_only: bool = False,
                  soft: bool = False) -> None:
+        if not inline:
+            self.block_group = None  # a heading alone on its line, a note's included, starts a new block
         if kind == "note" and _REMARK.match(fold(words)):
             self.stack = [lv for lv in self.stack if not lv.inline]  # a general remark: no label above holds
         if kind == "note" and not inline and not _ADMIN_NOTE.match(fold(words)):
@@ -507,6 +524,8 @@ class SectionReader:
                 continue
             if glued and kind == "group" and not f.age and not f.weight:
                 f = _overlay(f, _group_only(read_fields(_head(body))))
+            if glued and kind == "group" and not f.routes:
+                f = replace(f, routes=routes_in(body))  # "Trẻ em: Trên 1 tuổi, dùng đường uống.": its block's route
             generic_label = generic_label or kind == "generic"
             label_routes += [r for r in f.routes if r not in label_routes and not (kind == "note" and r == "other")]
             if kind == "generic" and not (as_heading or heading_only):
@@ -582,6 +601,10 @@ class SectionReader:
                           inline=False)
             return Fields()
         if not doses and _only_routes(body):
+            if first and not piece.labels:
+                # "Dùng đường uống." opening a paragraph under a heading: the route of that heading's block, to
+                # where the book starts a new heading of its level (like the group it sits under)
+                self._heading("route", body.strip().rstrip("."), Fields(routes=routes_in(body)), inline=False)
             # "Phác đồ ...: Tiêm tĩnh mạch chậm.": a route given to what follows in the paragraph, not a statement
             return replace(carry, routes=routes_in(body))
         own = read_fields(_head(body))
@@ -593,13 +616,19 @@ class SectionReader:
         if not labelled_indication and not self._indication_heading():
             # an indication is a heading the book prints; a sentence names its own only where no heading does
             own.indication = own_indication(body)
-        if doses and not own.routes and not label_routes and not (carry.routes or inherited.routes):
-            own.routes = routes_in(body)  # no route above: one the statement names anywhere ("..., ngày uống 3 lần")
+        if (doses or own.has_group) and not own.routes and not label_routes and not (
+                carry.routes or inherited.routes):
+            # no route above: one the statement names anywhere ("..., ngày uống 3 lần"), in a dose or in a sentence
+            # about its group ("Không khuyến cáo dùng cho trẻ em ..., nhưng khi thật cần thiết, có thể cho uống ...")
+            own.routes = routes_in(body)
         new_carry = carry
         if label_fields.has_group or label_fields.renal:
             new_carry = replace(_group_only(label_fields), routes=carry.routes, indication=carry.indication)
         if own.has_group or own.renal is not None or own.indication:
             new_carry = _overlay(new_carry, _group_only(own))
+        if first and own.has_group and not piece.labels and _OPENS_ON_GROUP.match(fold(body)):
+            # the group only: its bounds ("dưới 3 tuổi") are the sentence's, a later band prints its own
+            self.block_group = Fields(population=new_carry.population) if new_carry.population else None
         routes = _merge_routes(label_routes, own.routes, new_carry.routes or inherited.routes)
         if label_routes or own.routes:
             new_carry = replace(new_carry, routes=routes)
@@ -611,7 +640,10 @@ class SectionReader:
         # what a sentence with no dose says of itself (a warning, a general remark) is not carried on
         if not doses and not label_fields.has_group and not label_fields.renal and not own.indication:
             opening = routes_in(body, window=2)
-            return replace(carry, routes=own.routes) if opening else carry
+            kept = replace(carry, routes=own.routes) if opening else carry
+            # but the group a paragraph opens on is its block's ("Ở người lớn đang dùng hóa trị liệu ..., có thể ...")
+            return _overlay(kept, self.block_group) if first and self.block_group is not None and own.has_group \
+                else kept
         return new_carry
 
     def _row(self, chunk: Chunk, start: int, end: int, f: Fields, body: str, kind_label: str | None,
@@ -623,7 +655,7 @@ class SectionReader:
             text=chunk.text[start:end],
             start=start,
             end=end,
-            route=f.routes,
+            route=self._routes(f.routes),
             indication=f.indication,
             population=f.population,
             age=f.age,
@@ -633,6 +665,15 @@ class SectionReader:
             kind=kind or _kind(body, kind_label, f),
             headings=[lv.label for lv in self.stack],
         )
+
+    def _routes(self, routes: list[str]) -> list[str]:
+        """A statement's routes, else the monograph's; a vague one ("tra mắt" in a monograph of eye drops) yields
+        to the monograph's."""
+        if not self.default_routes:
+            return routes
+        if not routes or all(set(self.default_routes) & _UNDER_TITLE.get(r, set()) for r in routes):
+            return list(self.default_routes)
+        return routes
 
     def _table_row(self, chunk: Chunk) -> None:
         f = self.inherited()
@@ -741,6 +782,10 @@ def _rstrip_end(text: str, start: int, end: int) -> int:
 _VAGUE_ROUTES = {"other": {"tiem_tinh_mach", "truyen_tinh_mach", "tiem_bap", "tiem_duoi_da", "tiem_trong_da",
                            "tiem_noi_tuy"},
                  "boi": {"tra_mat", "nho_mat"}}
+
+
+# "tra mắt" is putting a medicine into the eye, drops or ointment: the monograph's form says which
+_UNDER_TITLE = {**_VAGUE_ROUTES, "tra_mat": {"nho_mat"}, "boi": {"tra_mat", "nho_mat", "dat_am_dao"}}
 
 
 def _merge_routes(label: list[str], own: list[str], above: list[str]) -> list[str]:
@@ -961,9 +1006,10 @@ def page_at(chunk: Chunk, offset: int) -> int | None:
     return chunk.printed_pages[0] if chunk.printed_pages else None
 
 
-def read_section(drug_id: str, chunks: list[Chunk]) -> list[DoseRow]:
-    """Every dose statement of one drug's dosage section, in the book's order."""
-    reader = SectionReader(drug_id)
+def read_section(drug_id: str, chunks: list[Chunk], default_routes: tuple[str, ...] = ()) -> list[DoseRow]:
+    """Every dose statement of one drug's dosage section, in the book's order. `default_routes`: the route the
+    monograph's title names (monograph_route), for statements under no route of their own or of a heading."""
+    reader = SectionReader(drug_id, default_routes)
     for chunk, nxt in zip(chunks, chunks[1:] + [None], strict=True):
         reader.read_chunk(chunk, before_table=nxt is not None and nxt.table_id is not None)
     return reader.rows
@@ -982,19 +1028,22 @@ def section_rows(drug_id: str, chunks: list[Chunk]) -> list[DoseRow]:
         if len(_READ) > 4096:
             _READ.clear()
         rows = stored.stored_rows(drug_id, chunks)
-        _READ[key] = rows if rows is not None else read_section(drug_id, chunks)
+        _READ[key] = rows if rows is not None else read_section(drug_id, chunks, stored.monograph_routes(drug_id))
     return _READ[key]
 
 
 def read_book(chunks: list[Chunk]) -> list[DoseRow]:
     """Every dosage section of a book, chunks in their artifact order (sections are contiguous)."""
     by_drug: dict[str, list[Chunk]] = {}
+    identity: dict[str, tuple[str, ...]] = {}
     for chunk in chunks:
         if chunk.section_key == DOSAGE_KEY:
             by_drug.setdefault(chunk.drug_id, []).append(chunk)
+        elif chunk.section_key == IDENTITY_KEY and chunk.drug_id not in identity:
+            identity[chunk.drug_id] = tuple(monograph_route(chunk.text))
     rows: list[DoseRow] = []
     for drug_id, section in by_drug.items():
-        rows.extend(read_section(drug_id, sorted(section, key=_order)))
+        rows.extend(read_section(drug_id, sorted(section, key=_order), identity.get(drug_id, ())))
     return rows
 
 

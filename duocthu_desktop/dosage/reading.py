@@ -21,7 +21,9 @@ DOSE = re.compile(
     re.I,
 )
 # What a number measures when it is not an amount given: a concentration ("5 mg/ml", "0,9%") or a rate.
-_NOT_AMOUNT_AFTER = re.compile(r"\s*/\s*(?:ml|lít|l|giờ|phút|h)(?!\w)", re.I)
+# ("12 g/100 ml", "10 mg/dl": a level in the blood, a concentration by its volume)
+_NOT_AMOUNT_AFTER = re.compile(r"\s*/\s*(?:ml|lít|l|giờ|phút|h|dl|\d+\s*ml)(?!\w)", re.I)
+_PER_BEFORE = re.compile(r"/\s*$")  # the "100 ml" of "12 g/100 ml": the volume of a concentration
 # How often a dose is given: a dosing frequency is part of a regimen even with no amount ("Ngày bôi 5 lần").
 _FREQUENCY = re.compile(
     r"\d+\s*(?:lần|liều)\s*(?:/|mỗi|một|trong)\s*(?:\d+\s*)?(?:ngày|giờ|tuần)|ngày\s*(?:\w+\s*)?\d+(?:\s*-\s*\d+)?\s*lần"
@@ -67,7 +69,7 @@ def _amounts(text: str) -> list[re.Match[str]]:
     bare = _PARENS.sub(lambda m: " " * len(m.group(0)), text)
     rate_doses = _RATE_DOSE.match(bare) is not None and not _SPEED.search(bare)
     found = [m for m in DOSE.finditer(bare)
-             if not m.group(0).endswith("%")
+             if not m.group(0).endswith("%") and not _PER_BEFORE.search(bare, max(0, m.start() - 3), m.start())
              and not (_NOT_AMOUNT_AFTER.match(bare, m.end())
                       and not (rate_doses and _PER_TIME.match(bare, m.end())))
              and not _CONTENT_BEFORE.search(bare[max(0, m.start() - 12) : m.start()])

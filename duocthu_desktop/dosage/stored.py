@@ -43,6 +43,7 @@ class StoredRows:
         self._sections: dict[str, tuple[Chunk, ...]] | None = None  # drug_id -> the chunks the build read
         self._lines: dict[str, list[str]] = {}
         self._rows: dict[str, list[DoseRow]] = {}
+        self._routes: dict[str, tuple[str, ...]] = {}  # drug_id -> the route its INN line names (monograph_route)
 
     def rows_for(self, drug_id: str, chunks: list[Chunk]) -> list[DoseRow] | None:
         """The stored rows of `drug_id`'s dosage section if `chunks` are exactly the chunks they were read from."""
@@ -66,16 +67,30 @@ class StoredRows:
                     self._rows[drug_id] = [DoseRow.model_validate_json(line) for line in self._lines[drug_id]]
             return [row for drug_id in self._lines for row in self._rows[drug_id]]
 
+    def monograph_routes(self, drug_id: str) -> tuple[str, ...]:
+        """The route a monograph's INN line names, for a section read again (as `read_book` gives it)."""
+        with self._lock:
+            if self._sections is None and not self._load():
+                return ()
+            return self._routes.get(drug_id, ())
+
     def _load(self) -> bool:
         chunks = self._all_chunks()
         if chunks is None:
             return False
-        from duocthu_desktop.dosage.parser import DOSAGE_KEY, _order  # the grouping `read_book` reads by
+        from duocthu_desktop.dosage.parser import (  # the grouping `read_book` reads by
+            DOSAGE_KEY,
+            IDENTITY_KEY,
+            _order,
+        )
+        from duocthu_desktop.dosage.words import monograph_route
 
         by_drug: dict[str, list[Chunk]] = {}
         for chunk in chunks:
             if chunk.section_key == DOSAGE_KEY:
                 by_drug.setdefault(chunk.drug_id, []).append(chunk)
+            elif chunk.section_key == IDENTITY_KEY and chunk.drug_id not in self._routes:
+                self._routes[chunk.drug_id] = tuple(monograph_route(chunk.text))
         lines: dict[str, list[str]] = {}
         try:
             with open(self.path, encoding="utf-8") as fh:
@@ -113,6 +128,12 @@ def use(stored: StoredRows | None) -> None:
 
 def current() -> StoredRows | None:
     return _CURRENT
+
+
+def monograph_routes(drug_id: str) -> tuple[str, ...]:
+    """The open index's route for a monograph of one form, () when none is open or it names none."""
+    stored = _CURRENT
+    return stored.monograph_routes(drug_id) if stored is not None else ()
 
 
 def stored_rows(drug_id: str, chunks: list[Chunk]) -> list[DoseRow] | None:

@@ -87,7 +87,9 @@ ROUTE_PATTERNS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(_W + r"(?:nhỏ tai|dưới kết mạc|thể thủy tinh|(?:dùng thuốc|dùng|thuốc|đường|hấp thu) qua da|miếng dán)"
                 + _E), ("other",)),
     (re.compile(_W + r"(?:bôi|dùng ngoài(?: da)?|thuốc mỡ|kem)" + _E), ("boi",)),
-    (re.compile(_W + r"(?:uống|viên (?:nén|nang|bao|sủi|nhai|giải phóng))" + _E), ("uong",)),  # tablets are oral
+    # tablets and syrups are oral
+    (re.compile(_W + r"(?:uống|viên (?:nén|nang|bao|sủi|nhai|giải phóng)|(?:dạng |thuốc )?(?:sirô|siro|si rô))" + _E),
+     ("uong",)),
     (re.compile(_W + r"tiêm(?! chủng| phòng| vắc)" + _E), ("other",)),  # an injection with no site named
 ]
 ROUTE_NAMES: dict[str, str] = {
@@ -390,3 +392,29 @@ def form_families(text: str) -> set[str]:
     """The ways of giving the forms a "Dạng thuốc và hàm lượng" text lists ("Viên nén 5 mg" -> {"mouth"})."""
     low = text.lower()
     return {fam for pattern, fam in _FORM_PATTERNS if pattern.search(low)}
+
+
+# The form a monograph covers, as its INN line prints it in brackets ("Tên chung quốc tế: X (eye drops).", the
+# English of a title "X (Thuốc nhỏ mắt)"): the route of every statement of its dosage section that names none.
+# An injection is left out: it does not say which one.
+_INN_FORM_ROUTES = (
+    (re.compile(r"\beye (?:drops?|solution)\b|\bophthalmic (?:drops?|solution)\b"), "nho_mat"),
+    (re.compile(r"\beye ointment\b|\bophthalmic ointment\b"), "tra_mat"),
+    (re.compile(r"\boral\b"), "uong"),
+    (re.compile(r"\btopical\b|\bcutaneous\b|\bdermal\b"), "boi"),
+    (re.compile(r"\bvaginal\b"), "dat_am_dao"),
+    (re.compile(r"\brectal\b|\bsuppositor"), "truc_trang"),
+    (re.compile(r"\binhal"), "hit"),
+)
+_INN_LINE = re.compile(r"tên chung quốc tế\W*[^\n(]*\(([^()\n]+)\)", re.I)
+
+
+def monograph_route(identity: str) -> list[str]:
+    """The one route the INN line's bracket names for the whole monograph, else [] (a synonym in brackets,
+    "Aciclovir (Acyclovir)", names none)."""
+    m = _INN_LINE.search(identity)
+    if m is None:
+        return []
+    words = m.group(1).lower()
+    found = [key for pattern, key in _INN_FORM_ROUTES if pattern.search(words)]
+    return found if len(found) == 1 else []
