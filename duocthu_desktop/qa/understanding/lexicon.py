@@ -98,6 +98,11 @@ SECTION_PHRASES: tuple[tuple[str, str], ...] = (
     ("chung bơm tiêm", "tuong_ky"),
     ("chung một bơm tiêm", "tuong_ky"),
     ("cùng dây truyền", "tuong_ky"),
+    # "pha ... vào chai glucose", "cho vào dịch truyền": mixed into the infusion, what Tương kỵ says
+    ("vào chai", "tuong_ky"),
+    ("chai dịch truyền", "tuong_ky"),
+    ("vào dịch truyền", "tuong_ky"),
+    ("vào túi dịch", "tuong_ky"),
     ("chung dây truyền", "tuong_ky"),
     ("trộn lẫn", "tuong_ky"),
     ("trộn", "tuong_ky"),
