@@ -579,6 +579,7 @@ CONDITION_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("huyết khối", "cục máu đông"),
     ("đau nửa đầu", "migraine"),
     ("mất ngủ", "khó ngủ"),
+    ("chàm", "eczema"),  # the book prints both ("chàm (eczema)", "eczema cấp và mạn")
 )
 # Words the book may print between the words of a condition without changing it: "nhiễm khuẩn ĐƯỜNG tiết niệu",
 # "giảm CÁC CƠN đau", "nhiễm khuẩn VỀ ĐƯỜNG tiết niệu". Any other word changes it ("viêm MÀNG não" is not "viêm não"),
