@@ -74,3 +74,31 @@ def test_a_question_whose_only_subject_the_book_never_prints_still_abstains() ->
 def test_mixing_into_an_infusion_bottle_asks_for_the_incompatibilities() -> None:
     asked = route_section(Text.of("Có pha furosemid tiêm vào chai glucose 5% để truyền được không?"))
     assert asked.key == "tuong_ky"
+
+
+PARACETAMOL_OVERDOSE_TREATMENT = (
+    "Điều trị Chẩn đoán sớm rất quan trọng trong điều trị quá liều paracetamol. Có những phương pháp xác định nhanh "
+    "nồng độ thuốc trong huyết tương. Tuy vậy, không được trì hoãn điều trị trong khi chờ kết quả xét nghiệm nếu bệnh "
+    "sử gợi ý là quá liều nặng. Khi nhiễm độc nặng, điều quan trọng là phải điều trị hỗ trợ tích cực. Cần rửa dạ dày "
+    "trong mọi trường hợp, tốt nhất trong vòng 4 giờ sau khi uống. Liệu pháp giải độc chính là dùng những hợp chất "
+    "sulfhydryl, có lẽ tác động một phần do bổ sung dự trữ glutathion ở gan. N-acetylcystein có tác dụng khi uống "
+    "hoặc tiêm tĩnh mạch. Phải dùng thuốc giải độc ngay lập tức, càng sớm càng tốt nếu chưa đến 36 giờ kể từ khi "
+    "uống paracetamol. Cho uống N-acetylcystein với liều đầu tiên là 140 mg/kg, sau đó cho tiếp 17 liều nữa, mỗi "
+    "liều 70 mg/kg cách nhau 4 giờ một lần. Chấm dứt điều trị nếu xét nghiệm paracetamol trong huyết tương cho thấy "
+    "nguy cơ độc hại gan thấp.")
+PARACETAMOL_OVERDOSE_SIGNS = ("Biểu hiện\nBuồn nôn, nôn, và đau bụng thường xảy ra trong vòng 2 - 3 giờ sau khi uống "
+                              "liều độc của thuốc.")
+
+
+def test_an_overdose_treatment_under_a_run_in_label_gives_the_antidotes_regimen() -> None:
+    chunks = [_chunk("paracetamol", "qua_lieu_xu_tri", PARACETAMOL_OVERDOSE_SIGNS),
+              _chunk("paracetamol", "qua_lieu_xu_tri", PARACETAMOL_OVERDOSE_TREATMENT, 1)]
+    frame = QueryFrame(question="ngộ độc paracetamol điều trị giải độc thế nào", drug_ids=["paracetamol"],
+                       drug_mentions={"paracetamol": "paracetamol"}, section_key="qua_lieu_xu_tri",
+                       turn_type="drug_attribute")
+    answer = sentence_answer.answer(SentenceAsk("focused", "qua_lieu_xu_tri"), frame, chunks, None)
+    claims = _claims(answer)
+    assert answer.decision == "answerable"
+    assert claims[0].startswith("Điều trị Chẩn đoán sớm")
+    assert any("140 mg/kg" in c and "70 mg/kg" in c for c in claims)
+    assert not any(c.startswith("Buồn nôn") for c in claims)

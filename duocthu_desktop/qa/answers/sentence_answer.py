@@ -435,18 +435,25 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
 OVERDOSE_KEY = "qua_lieu_xu_tri"
 # "xử trí thế nào", "thuốc giải độc", "trung hòa bằng gì": what to do, not what happens
 _MANAGEMENT = re.compile(r"(?<![^\W_])(?:xu tri|giai doc|doi khang|trung hoa|cap cuu|lam gi|dieu tri)(?![^\W_])")
-# the book's own label for that part of an overdose section ("Xử trí:", "Điều trị:")
+# the book's own label for that part of an overdose section ("Xử trí:", "Điều trị:"), or the label printed as a
+# run-in heading before the part's first sentence ("Điều trị Chẩn đoán sớm rất quan trọng ...")
 _MANAGEMENT_LABEL = re.compile(r"^\W*(?:xu tri|dieu tri)(?:\s+qua lieu)?\s*:")
+_RUN_IN_LABEL = re.compile(r"^\W*(?:Xử trí|Điều trị)(?: quá liều)?\s+(?=[A-ZĐÂĂÊÔƠƯÁÀẢÃẠÉÈÍÌÓÒÚÙÝ])")
 MAX_MANAGEMENT = 6
+MAX_REGIMEN = 2  # the part's sentences that give a dose (the antidote's regimen), shown beyond MAX_MANAGEMENT
 
 
 def _management(sentences: list[Sentence]) -> list[Sentence]:
     """The overdose section's "Xử trí:" part, from its label on, in the book's order (what to do, the antidote
-    with it); [] when the section prints no such label."""
+    with it, and the first sentences further on that give the antidote's dose); [] when the section prints no
+    such label."""
     own = [s for s in sentences if s.section_key == OVERDOSE_KEY]
     for i, sentence in enumerate(own):
-        if _MANAGEMENT_LABEL.search(fold(sentence.text)):
-            return own[i : i + MAX_MANAGEMENT]
+        if _MANAGEMENT_LABEL.search(fold(sentence.text)) or _RUN_IN_LABEL.search(sentence.text):
+            part = own[i:]
+            first = part[:MAX_MANAGEMENT]
+            regimen = [s for s in part[MAX_MANAGEMENT:] if _gives_dose(s.text)][:MAX_REGIMEN]
+            return first + regimen
     return []
 
 
