@@ -412,13 +412,16 @@ def test_the_catalog_counts_each_word_as_folding_the_whole_text_would(sample_chu
     chunks = list(sample_chunks) + extra
     spread: dict[str, set[str]] = defaultdict(set)
     partners: dict[str, set[str]] = defaultdict(set)
+    own: dict[str, set[str]] = defaultdict(set)
     for chunk in chunks:
         words = set(re.findall(r"[a-z0-9]+", fold(chunk.text)))
         if chunk.section_key != "ten_thuong_mai":
+            own[chunk.drug_id] |= words
             for word in words:
                 spread[word].add(chunk.drug_id)
         if chunk.section_key in catalog_mod.PARTNER_SECTIONS:
             partners[chunk.drug_id] |= words
-    got_spread, got_partners = catalog_mod._chunk_words(chunks)
+    got_spread, got_partners, got_own = catalog_mod._chunk_words(chunks)
     assert got_spread == {w: len(ids) for w, ids in spread.items()}
     assert dict(got_partners) == dict(partners)
+    assert dict(got_own) == dict(own)

@@ -8,6 +8,7 @@ import re
 
 from duocthu_desktop import messages
 from duocthu_desktop.artifacts import Chunk
+from duocthu_desktop.dosage.words import unlatex
 from duocthu_desktop.payload import Block, BlockKind, Citation, Claim, Reason, decision_for
 from duocthu_desktop.qa.answers.engine_types import EngineAnswer
 from duocthu_desktop.qa.answers.sentences import paragraphs, split_sentences
@@ -48,7 +49,10 @@ class CitedAnswer:
                     quote=chunk.text[start:end],
                 )
             )
-        claim = Claim(text=chunk.text[start:end], citations=[index])
+        # the quote stays the chunk's span (the viewer finds it); what a person reads shows the book's symbols
+        # ("Trẻ em ≥ 6 tuổi"), not the extractor's LaTeX ("$\\geq$")
+        title = unlatex(title)
+        claim = Claim(text=unlatex(chunk.text[start:end]), citations=[index])
         if self.blocks and self.blocks[-1].title == title and self.blocks[-1].kind == kind:
             if claim not in self.blocks[-1].claims:
                 self.blocks[-1].claims.append(claim)

@@ -30,9 +30,13 @@ from duocthu_desktop.payload import Reason
 from duocthu_desktop.qa.answers.cited_answer import CitedAnswer, abstain, join_messages, section_heading
 from duocthu_desktop.qa.answers.engine_types import EngineAnswer
 from duocthu_desktop.qa.answers.sentences import split_sentences
-from duocthu_desktop.qa.understanding.lexicon import ROUTE_PHRASES, ROUTE_PHRASES_TYPED_ONLY
+from duocthu_desktop.qa.understanding.lexicon import (
+    MISSED_DOSE_PHRASES,
+    ROUTE_PHRASES,
+    ROUTE_PHRASES_TYPED_ONLY,
+)
 from duocthu_desktop.qa.understanding.section_asked import ASKING_WORDS, WEIGHED_SECTIONS, SentenceAsk
-from duocthu_desktop.qa.understanding.textmatch import Text, find
+from duocthu_desktop.qa.understanding.textmatch import Text, any_of, find
 from duocthu_desktop.text import fold
 
 log = logging.getLogger(__name__)
@@ -245,7 +249,16 @@ def rank(
     total = sum(w for t, w in weight.items() if t.folded != DURATION_WORD_TERM) \
         + 0.5 * sum(weight[a] + weight[b] for a, b in pairs) / 2
     boosted = set(boost)
-    absent = sum(w for t, w in weight.items() if not any(b.has(t) for b in bags)) / total if total > 0 else 0.0
+    unprinted = {t for t in weight if not any(b.has(t) for b in bags)}
+    dropped = _unprinted_alternative(question, terms, unprinted, drop_names)
+    if dropped:
+        # "bưởi chùm hay nước nho?": the book speaks of one of the alternatives; the other is not asked of it
+        weight = {t: w for t, w in weight.items() if t not in dropped}
+        pairs = [(a, b) for a, b in pairs if a not in dropped and b not in dropped]
+        unprinted -= dropped
+        total = sum(w for t, w in weight.items() if t.folded != DURATION_WORD_TERM) \
+            + 0.5 * sum(weight[a] + weight[b] for a, b in pairs) / 2
+    absent = sum(weight[t] for t in unprinted) / total if total > 0 else 0.0
     scored: list[Scored] = []
     for sentence, bag in zip(sentences, bags, strict=True):
         held = sum(w for t, w in weight.items() if bag.has(t))
@@ -261,6 +274,30 @@ def rank(
         _add_meaning(question, scored[:DENSE_CANDIDATES], embedder)
         scored.sort(key=lambda s: -s.score)
     return scored
+
+
+# "A hay B", "A hoặc B": alternatives, when a content word follows (not "hay không")
+_ALTERNATIVE = re.compile(r"(?<![^\W_])(?:hay|hoac|hay la)\s+(?!(?:khong|chua|sao|la|thoi|chi)(?![^\W_]))",
+                          re.IGNORECASE)
+
+
+def _unprinted_alternative(question: str, terms: list[Term], unprinted: set[Term],
+                           drop_names: Iterable[str]) -> set[Term]:
+    """The terms of one alternative the monograph never prints, when the other alternative's are all printed;
+    else nothing (a question whose every alternative is missing still abstains)."""
+    if not unprinted:
+        return set()
+    folded = fold(unicodedata.normalize("NFC", question))
+    match = _ALTERNATIVE.search(folded) if len(folded) == len(question) else None
+    if match is None:
+        return set()
+    left = set(question_terms(question[: match.start()], drop_names))
+    right = set(question_terms(question[match.end() :], drop_names))
+    for side, other in ((left, right), (right, left)):
+        missing, own_other = side & unprinted, other - side
+        if missing and own_other and not own_other & unprinted and not unprinted - side:
+            return missing
+    return set()
 
 
 def _in_doubt(scored: list[Scored]) -> bool:
@@ -374,6 +411,10 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
         managed = _management(sentences)
         if managed:
             return _cited(managed, drug)
+    if any_of(Text.of(frame.question), MISSED_DOSE_PHRASES):
+        missed = _missed_dose(sentences)
+        if missed:
+            return _cited(missed, drug)
     if ask.section in WEIGHED_SECTIONS:
         # the section the question names by its heading ("quá liều", "bảo quản") answers first when one of its
         # sentences holds enough of the question: "suy hô hấp" in an overdose question is the overdose's
@@ -394,19 +435,33 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
 OVERDOSE_KEY = "qua_lieu_xu_tri"
 # "xử trí thế nào", "thuốc giải độc", "trung hòa bằng gì": what to do, not what happens
 _MANAGEMENT = re.compile(r"(?<![^\W_])(?:xu tri|giai doc|doi khang|trung hoa|cap cuu|lam gi|dieu tri)(?![^\W_])")
-# the book's own label for that part of an overdose section ("Xử trí:", "Điều trị:")
+# the book's own label for that part of an overdose section ("Xử trí:", "Điều trị:"), or the label printed as a
+# run-in heading before the part's first sentence ("Điều trị Chẩn đoán sớm rất quan trọng ...")
 _MANAGEMENT_LABEL = re.compile(r"^\W*(?:xu tri|dieu tri)(?:\s+qua lieu)?\s*:")
+_RUN_IN_LABEL = re.compile(r"^\W*(?:Xử trí|Điều trị)(?: quá liều)?\s+(?=[A-ZĐÂĂÊÔƠƯÁÀẢÃẠÉÈÍÌÓÒÚÙÝ])")
 MAX_MANAGEMENT = 6
+MAX_REGIMEN = 2  # the part's sentences that give a dose (the antidote's regimen), shown beyond MAX_MANAGEMENT
 
 
 def _management(sentences: list[Sentence]) -> list[Sentence]:
     """The overdose section's "Xử trí:" part, from its label on, in the book's order (what to do, the antidote
-    with it); [] when the section prints no such label."""
+    with it, and the first sentences further on that give the antidote's dose); [] when the section prints no
+    such label."""
     own = [s for s in sentences if s.section_key == OVERDOSE_KEY]
     for i, sentence in enumerate(own):
-        if _MANAGEMENT_LABEL.search(fold(sentence.text)):
-            return own[i : i + MAX_MANAGEMENT]
+        if _MANAGEMENT_LABEL.search(fold(sentence.text)) or _RUN_IN_LABEL.search(sentence.text):
+            part = own[i:]
+            first = part[:MAX_MANAGEMENT]
+            regimen = [s for s in part[MAX_MANAGEMENT:] if _gives_dose(s.text)][:MAX_REGIMEN]
+            return first + regimen
     return []
+
+
+def _missed_dose(sentences: list[Sentence]) -> list[Sentence]:
+    """"Quên một liều thì sao?": the sentences that speak of a missed dose ("liều quên", "bỏ sót"), the dosage
+    section's in the book's order; [] when it prints none (the words then decide)."""
+    own = [s for s in sentences if s.section_key == DOSAGE_KEY and any_of(Text.of(s.text), MISSED_DOSE_PHRASES)]
+    return own[: MAX_SENTENCES + 1]
 
 
 def _with_next(chosen: list[Sentence], scored: list[Scored], sentences: list[Sentence],

@@ -75,7 +75,7 @@ def spelled_tokens(text: str) -> list[tuple[str, str]]:
 class Name:
     drug_id: str
     text: str  # as the book prints it
-    kind: str  # title | paren | inn | stem (the name without its salt words) | trade
+    kind: str  # title | paren | inn | stem (the name without its salt words) | variant | trade
     tokens: tuple[str, ...]
     spelled: tuple[str, ...] = ()  # the tokens as the book writes them (lower case, with diacritics)
 
@@ -120,7 +120,7 @@ class Resolution:
         return out
 
 
-_KIND_RANK = {"title": 0, "inn": 1, "paren": 2, "stem": 3, "trade": 4}
+_KIND_RANK = {"title": 0, "inn": 1, "paren": 2, "stem": 3, "variant": 3, "trade": 4}
 
 
 def parse_trade_names(text: str) -> list[str]:
@@ -142,7 +142,7 @@ class Catalog:
         self._names: dict[tuple[str, ...], Name] = {}
         self._by_drug: dict[str, list[Name]] = defaultdict(list)
         self._classes_by_drug: dict[str, list[str]] = {}
-        self._word_spread, self._partner_words = _chunk_words(chunks)
+        self._word_spread, self._partner_words, own_words = _chunk_words(chunks)
         stems: dict[tuple[str, ...], dict[str, Name]] = defaultdict(dict)
         for mono in monographs:
             for name in self._add_book_names(mono):
@@ -153,6 +153,8 @@ class Catalog:
         for by_drug in stems.values():
             if len(by_drug) == 1:  # "calci" of two calci salts names neither
                 self._add(next(iter(by_drug.values())))
+        for name in self._spelling_variants(own_words):
+            self._add(name)
         self._book_names = {key: n for key, n in self._names.items()}  # titles, INNs, parentheticals
         self._near_book_words = _deletion_index(
             [key[0] for key in self._book_names if len(key) == 1 and len(key[0]) >= TYPO_MIN_LETTERS]
@@ -266,6 +268,22 @@ class Catalog:
         spelled = tuple(name.spelled[i] for i in keep) if len(name.spelled) == len(name.tokens) else ()
         text = " ".join(w.capitalize() if j == 0 else w for j, w in enumerate(spelled or toks))
         return Name(name.drug_id, text, "stem", toks, spelled)
+
+    def _spelling_variants(self, own_words: dict[str, set[str]]) -> list[Name]:
+        """Other spellings of a one-word name that the monograph itself prints ("gentamycin" in the gentamicin
+        monograph): one edit from the name, Latin letters, not another drug's name. The book printing a word
+        elsewhere keeps it from reading as a typo; printed in the drug's own text, it is that drug's name."""
+        out: list[Name] = []
+        taken = {key[0] for key in self._names if len(key) == 1}
+        for drug_id, words in own_words.items():
+            heads = {n.tokens[0] for n in self._by_drug.get(drug_id, [])
+                     if len(n.tokens) == 1 and len(n.tokens[0]) >= TYPO_MIN_LETTERS and n.tokens[0].isalpha()}
+            for head in heads:
+                for word in words:
+                    if (word[:2] == head[:2] and abs(len(word) - len(head)) <= 1 and word not in taken
+                            and word.isalpha() and not is_vietnamese_word(word) and _within_one_edit(word, head)):
+                        out.append(Name(drug_id, word, "variant", (word,), (word,)))
+        return out
 
     def _trade_variants(self, drug_id: str, trade: str) -> list[Name]:
         """The trade name, and without its strength or form ("Agimfor 500" -> "Agimfor"), if plausible."""
@@ -496,9 +514,9 @@ def _class_patterns() -> list[tuple[tuple[str, ...], re.Pattern]]:
 _WORD = re.compile(r"[^\W_]+")  # a run of letters or digits, as written
 
 
-def _chunk_words(chunks: list[Chunk]) -> tuple[dict[str, int], dict[str, set[str]]]:
-    """In how many monographs each folded word appears (outside trade-name lists), and drug_id -> the folded
-    words of its PARTNER_SECTIONS. A monograph's text is read as one, and each distinct word as written is folded
+def _chunk_words(chunks: list[Chunk]) -> tuple[dict[str, int], dict[str, set[str]], dict[str, set[str]]]:
+    """In how many monographs each folded word appears (outside trade-name lists), drug_id -> the folded
+    words of its PARTNER_SECTIONS, and drug_id -> the folded words of its own text. A monograph's text is read as one, and each distinct word as written is folded
     once (folding every chunk's whole text, word by word in Python, cost 1.4 s at each index open for a book the
     real size)."""
     texts: dict[str, list[str]] = defaultdict(list)
@@ -517,9 +535,11 @@ def _chunk_words(chunks: list[Chunk]) -> tuple[dict[str, int], dict[str, set[str
         return set(chain.from_iterable(map(folded.__getitem__, written)))
 
     spread: Counter[str] = Counter()
-    for parts in texts.values():
-        spread.update(words_of(parts))
-    return dict(spread), {drug_id: words_of(parts) for drug_id, parts in partner_texts.items()}
+    own: dict[str, set[str]] = {}
+    for drug_id, parts in texts.items():
+        own[drug_id] = words_of(parts)
+        spread.update(own[drug_id])
+    return dict(spread), {drug_id: words_of(parts) for drug_id, parts in partner_texts.items()}, own
 
 
 def _lab_value_follows(next_word: list[str]) -> bool:

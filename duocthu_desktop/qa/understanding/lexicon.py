@@ -98,6 +98,11 @@ SECTION_PHRASES: tuple[tuple[str, str], ...] = (
     ("chung bơm tiêm", "tuong_ky"),
     ("chung một bơm tiêm", "tuong_ky"),
     ("cùng dây truyền", "tuong_ky"),
+    # "pha ... vào chai glucose", "cho vào dịch truyền": mixed into the infusion, what Tương kỵ says
+    ("vào chai", "tuong_ky"),
+    ("chai dịch truyền", "tuong_ky"),
+    ("vào dịch truyền", "tuong_ky"),
+    ("vào túi dịch", "tuong_ky"),
     ("chung dây truyền", "tuong_ky"),
     ("trộn lẫn", "tuong_ky"),
     ("trộn", "tuong_ky"),
@@ -574,6 +579,7 @@ CONDITION_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("huyết khối", "cục máu đông"),
     ("đau nửa đầu", "migraine"),
     ("mất ngủ", "khó ngủ"),
+    ("chàm", "eczema"),  # the book prints both ("chàm (eczema)", "eczema cấp và mạn")
 )
 # Words the book may print between the words of a condition without changing it: "nhiễm khuẩn ĐƯỜNG tiết niệu",
 # "giảm CÁC CƠN đau", "nhiễm khuẩn VỀ ĐƯỜNG tiết niệu". Any other word changes it ("viêm MÀNG não" is not "viêm não"),

@@ -1,0 +1,52 @@
+"""Names from the book: a spelling of a drug's name that its own monograph prints resolves to that drug.
+
+The sample book's gentamicin monograph writes "nồng độ gentamycin trong huyết tương"; a clinician typing that
+spelling must not read "not in the formulary". A word one edit from a name but printed only in another drug's
+monograph is not a variant of it (the book printing it still keeps it from being read as a typo).
+"""
+
+from __future__ import annotations
+
+from duocthu_desktop.artifacts import Chunk, Monograph
+from duocthu_desktop.qa.understanding.catalog import Catalog
+from duocthu_desktop.qa.understanding.stored_catalog import Catalog as StoredCatalog
+
+
+def _mono(drug_id: str, title: str) -> Monograph:
+    return Monograph(drug_id=drug_id, title=title, start_physical=1, end_physical=1, start_printed=1,
+                     end_printed=1)
+
+
+def _chunk(drug_id: str, key: str, text: str, i: int) -> Chunk:
+    return Chunk(chunk_id=f"{drug_id}__{key}__{i}", drug_id=drug_id, section_key=key, part_index=i, text=text,
+                 printed_pages=[1], physical_pages=[1])
+
+
+MONOGRAPHS = [_mono("gentamicin", "GENTAMICIN"), _mono("amikacin", "AMIKACIN")]
+CHUNKS = [
+    _chunk("gentamicin", "lieu_luong_cach_dung",
+           "Theo dõi thường qui nồng độ gentamycin trong huyết tương để tìm liều và khoảng cách thích hợp.", 0),
+    # one edit from "amikacin", printed in another monograph only
+    _chunk("gentamicin", "tuong_tac_thuoc", "Không phối hợp với amikacim.", 1),
+    _chunk("amikacin", "lieu_luong_cach_dung", "Tiêm bắp 15 mg/kg/ngày.", 0),
+]
+
+
+def test_a_spelling_the_monograph_prints_names_its_drug() -> None:
+    catalog = Catalog(MONOGRAPHS, CHUNKS)
+    got = catalog.resolve("gentamycin tiem bap cho tre 5 tuoi lieu bao nhieu")
+    assert got.drug_ids == ["gentamicin"]
+    assert not got.unknown
+    assert "gentamycin" in catalog.names_for("gentamicin")
+
+
+def test_a_near_spelling_printed_only_in_another_monograph_is_no_variant() -> None:
+    catalog = Catalog(MONOGRAPHS, CHUNKS)
+    assert "amikacim" not in catalog.names_for("amikacin")
+    assert "amikacin" not in catalog.resolve("amikacim liều bao nhiêu").drug_ids
+
+
+def test_the_stored_catalog_keeps_the_variants() -> None:
+    catalog = Catalog(MONOGRAPHS, CHUNKS)
+    again = StoredCatalog.from_data(MONOGRAPHS, catalog.to_data())
+    assert again.resolve("gentamycin").drug_ids == ["gentamicin"]
