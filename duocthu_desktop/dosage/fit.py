@@ -754,6 +754,14 @@ def _ask_patient(candidates: list[DoseRow], p: Patient, known: bool, fit: Fit) -
     return fit.ask_population or fit.ask_age_or_weight
 
 
+def doses_group_in_general(rows: list[DoseRow], p: Patient) -> bool:
+    """The section gives this patient's group a dose for no indication in particular, or for the one the person
+    named: a question asked about that group's dose is one the book answers, whatever it warns about the group."""
+    own = [r for r in rows if r.kind in ("dose", "loading_dose") and fits_group(r, p)
+           and (_for_children(r) if p.is_child else not _for_children(r))]
+    return any(r.indication is None or (p.condition and indication_matches(p.condition, r)) for r in own)
+
+
 def _groups_differ(candidates: list[DoseRow]) -> bool:
     """The doses that remain are given for children and for others alike: the group must be known first."""
     dosed = [r for r in candidates if r.kind in ("dose", "loading_dose")]
@@ -761,16 +769,46 @@ def _groups_differ(candidates: list[DoseRow]) -> bool:
 
 
 def _child_facts_missing(candidates: list[DoseRow], p: Patient) -> bool:
-    """A child's doses that differ by an age or a weight the person has not given (a dose per kg with no weight
-    band needs no weight: it is the dose the book gives for every weight)."""
+    """The child's doses need an age or a weight the person has not given, because the book draws them by it:
+
+    - bands that differ ("6 tháng - 2 tuổi: 120 mg", "4 - 6 tuổi: 240 mg"), or a band beside an unbounded dose;
+    - a dose whose band does not start at birth ("Trên 1 tuổi", "Trẻ từ 1 tháng - 18 tuổi") or whose words set the
+      newborn period aside ("ngoài thời kỳ sơ sinh"): a younger child is outside it, so the age
+      decides whether any applies;
+    - for a newborn, bands within the first weeks of life ("7 ngày tuổi hoặc nhỏ hơn", "7 - 28 ngày tuổi");
+    - a weight band ("cân nặng dưới 20 kg") when the weight is not given.
+
+    A dose per kg given for every child with no band ("Trẻ em: 0,75 mg/kg/ngày") needs neither: it reads the same
+    for every child, the weight only multiplies it."""
     dosed = [r for r in candidates if r.kind in DOSE_KINDS]
-    if p.age_years is None and p.gestational_weeks is None and p.population != "so_sinh":
-        bands = {(r.age.min, r.age.max, r.age.unit) for r in dosed if r.age is not None and not r.age.gestational}
-        if len(bands) > 1 or (bands and any(r.age is None for r in dosed)):
-            return True
+    if p.age_years is None and p.gestational_weeks is None:
+        aged = [r for r in dosed if r.age is not None and not r.age.gestational]
+        if p.population == "so_sinh":  # "sơ sinh" says the month, not the days the neonate's bands are drawn in
+            aged = [r for r in aged if (r.age.years()[1] or 1.0) <= NEONATE_YEARS]
+            bands = {(r.age.min, r.age.max, r.age.unit) for r in aged}
+            if len(bands) > 1:
+                return True
+        else:
+            bands = {(r.age.min, r.age.max, r.age.unit) for r in aged}
+            if len(bands) > 1 or (bands and any(r.age is None for r in dosed)):
+                return True
+            if any(_after_birth(r) for r in dosed):
+                return True
     if p.weight_kg is None:
         return any(r.weight_kg is not None for r in dosed)
     return False
+
+
+# "Liều chung (ngoài thời kỳ sơ sinh):", "trừ trẻ sơ sinh": a child's dose that sets the newborn period aside
+_NOT_NEWBORNS = re.compile(r"(?<!\w)(?:ngoài|trừ)\s+(?:thời kỳ\s+|giai đoạn\s+)?(?:trẻ\s+)?sơ sinh(?!\w)", re.I)
+
+
+def _after_birth(row: DoseRow) -> bool:
+    """The row's band starts after birth, by its bounds or its words."""
+    if row.age is not None and not row.age.gestational:
+        low = row.age.years()[0]
+        return low is not None and low > 0
+    return any(_NOT_NEWBORNS.search(t) for t in (row.text, *row.headings))
 
 
 def _for_children(row: DoseRow) -> bool:
