@@ -430,7 +430,9 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
             else candidates
     elif len(routes_here) > 1:
         doses = [r for r in candidates if r.kind in ("dose", "loading_dose")]
-        dose_routes = _routes(doses)
+        # a route the parser could not name ("other") is no choice a person can make: never offered, never the
+        # reason to ask
+        dose_routes = [k for k in _routes(doses) if k != "other"] or _routes(doses)
         if len(dose_routes) > 1 and _route_choice_matters(doses):
             fit.ask_route = dose_routes
             return []
@@ -464,8 +466,8 @@ _VEIN = frozenset({"tiem_tinh_mach", "truyen_tinh_mach"})
 def _route_choice_matters(doses: list[DoseRow]) -> bool:
     """The doses differ by route: some statement is for a route another is not. Where every statement names the
     same routes ("uống hoặc tiêm tĩnh mạch"), or every route is a vein, the route need not be asked."""
-    families = {frozenset("vein" if k in _VEIN else k for k in r.route) for r in doses if r.route}
-    return len(families) > 1
+    families = {frozenset("vein" if k in _VEIN else k for k in r.route if k != "other") for r in doses}
+    return len(families - {frozenset()}) > 1
 
 
 def _by_indication(candidates: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:
