@@ -60,3 +60,13 @@ def test_an_age_said_with_be_is_repeated_once_in_the_question() -> None:
     assert pediatric_question(frame) == "Bé được 10 ngày tuổi, vậy bé nặng bao nhiêu kg?"
     frame = QueryFrame(question="bé 5 tuổi", population="tre_em", age_years=5.0, age_text="5 tuổi")
     assert pediatric_question(frame) == "Bé 5 tuổi, vậy bé nặng bao nhiêu kg?"
+
+
+def test_a_preterm_newborn_gets_the_band_by_weeks_not_the_term_newborns_dose() -> None:
+    """The sample book's paracetamol infusion: "Sơ sinh thiếu tháng trên 32 tuần" beside a plain "Sơ sinh"."""
+    rows = read("Truyền tĩnh mạch:\nSơ sinh thiếu tháng trên 32 tuần chỉnh theo tuổi thai, 7,5 mg/kg cách 8 giờ/lần, "
+                "tối đa 25 mg/kg/24 giờ.\nSơ sinh: 10 mg/kg cách 4 - 6 giờ/lần; tối đa 30 mg/kg/24 giờ.")
+    preterm = choose(rows, Patient(population="so_sinh", gestational_weeks=34, route="truyen_tinh_mach")).rows
+    assert [r.text.split(",")[0] for r in preterm] == ["Sơ sinh thiếu tháng trên 32 tuần chỉnh theo tuổi thai"]
+    term = choose(rows, Patient(population="so_sinh", route="truyen_tinh_mach")).rows
+    assert any(r.text.startswith("Sơ sinh: 10 mg/kg") for r in term)

@@ -21,3 +21,21 @@ def test_two_named_routes_that_dose_differently_are_still_asked() -> None:
                 "Thuốc có thể dùng theo đường tiêm trong khớp 500 mg mỗi lần.")
     fit = choose(rows, Patient(population="nguoi_lon"))
     assert set(fit.ask_route) == {"uong", "truyen_tinh_mach"}
+
+
+VANCOMYCIN = (
+    "Người lớn:\nLiều thông thường cho người lớn có chức năng thận bình thường: 500 mg, cứ 6 giờ một lần hoặc 1 g, "
+    "cứ 12 giờ một lần, truyền tĩnh mạch.\nTrẻ em từ 1 tháng tuổi trở lên: truyền tĩnh mạch 10 mg/kg, cứ 6 giờ một lần.",
+    "Điều trị viêm đại tràng do Clostridium difficile:\nUống 0,5 - 2 g mỗi ngày chia làm 3 - 4 lần, dùng 7 - 10 ngày.",
+)
+
+
+def test_another_route_given_only_under_an_indication_is_offered_not_asked() -> None:
+    """The sample book's vancomycin: its general doses are infused, by mouth only for C. difficile colitis."""
+    rows = read(*VANCOMYCIN)
+    fit = choose(rows, Patient(population="nguoi_lon"))
+    assert fit.ask_route == []
+    assert [r.text[:30] for r in fit.rows] == ["Liều thông thường cho người lớ"]
+    assert fit.other_indications == ["Điều trị viêm đại tràng do Clostridium difficile"]
+    named = choose(rows, Patient(population="nguoi_lon", condition="viêm đại tràng do Clostridium difficile"))
+    assert [r.route for r in named.rows] == [["uong"]]

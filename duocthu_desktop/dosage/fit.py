@@ -326,6 +326,13 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         return fit
     if known:
         candidates = [r for r in candidates if fits_group(r, p)]
+        if p.gestational_weeks is not None:
+            # a preterm newborn whose band the book prints by weeks of gestation: a plain "Sơ sinh:" dose by the
+            # same route is the term newborn's, a neighbouring band
+            preterm = {k for r in candidates if r.age is not None and r.age.gestational for k in r.route}
+            candidates = [r for r in candidates
+                          if not (r.population == "so_sinh" and r.age is None and r.kind in DOSE_KINDS
+                                  and r.route and set(r.route) <= preterm)]
         if p.is_child:  # for a child, only what the book says of children: an unlabelled dose is the adult one
             child = [r for r in candidates if _for_children(r)]
             if not child:
@@ -433,7 +440,22 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
         # a route the parser could not name ("other") is no choice a person can make: never offered, never the
         # reason to ask
         dose_routes = [k for k in _routes(doses) if k != "other"] or _routes(doses)
-        if len(dose_routes) > 1 and _route_choice_matters(doses):
+        general = [r for r in doses if r.indication is None and r.route]
+        offered = False
+        if len(dose_routes) > 1 and _route_choice_matters(doses) and not p.condition and general \
+                and not _route_choice_matters(general):
+            # the doses given for no indication in particular are by one route, the other route only under
+            # indications of its own ("Uống ... viêm đại tràng do C. difficile"): those are offered, not asked
+            keep = set(_routes(general))
+            others = [r for r in doses if set(r.route) - {"other"} and not set(r.route) & keep]
+            if others and all(r.indication for r in others):
+                offered = True
+                named = _distinct(r.indication for r in others)
+                fit.other_indications = named
+                fit.notes.append(f"Dược thư còn ghi liều {', '.join(route_names(others)).lower()} riêng cho: "
+                                 + "; ".join(i.rstrip(": ") for i in named) + ".")
+                dose_routes = _routes(general)
+        if len(dose_routes) > 1 and _route_choice_matters(doses) and not offered:
             fit.ask_route = dose_routes
             return []
         candidates = [r for r in candidates if not r.route or set(r.route) & set(dose_routes)]
