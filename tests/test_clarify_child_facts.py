@@ -70,3 +70,14 @@ def test_a_preterm_newborn_gets_the_band_by_weeks_not_the_term_newborns_dose() -
     assert [r.text.split(",")[0] for r in preterm] == ["Sơ sinh thiếu tháng trên 32 tuần chỉnh theo tuổi thai"]
     term = choose(rows, Patient(population="so_sinh", route="truyen_tinh_mach")).rows
     assert any(r.text.startswith("Sơ sinh: 10 mg/kg") for r in term)
+
+
+def test_an_age_in_days_is_read_after_a_newborns_own_words() -> None:
+    from duocthu_desktop.qa.understanding.extractors import extract_age
+    from duocthu_desktop.qa.understanding.textmatch import Text
+
+    age = extract_age(Text.of("amoxicillin tiêm tĩnh mạch trẻ sơ sinh đủ tháng 10 ngày tuổi"))
+    assert age is not None and abs(age.years - 10 / 365) < 1e-9
+    rows = read("Trẻ em (từ 1 tháng - 15 tuổi): 100 - 200 mg/kg/ngày.\nSơ sinh đủ tháng (0 - 7 ngày): 100 - 150 mg/kg/ngày")
+    fit = choose(rows, Patient(population="so_sinh", age_years=age.years))
+    assert fit.rows == []  # neither the 0 - 7 day band nor the band from 1 month holds a 10-day-old
