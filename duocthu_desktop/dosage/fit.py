@@ -326,6 +326,13 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         return fit
     if known:
         candidates = [r for r in candidates if fits_group(r, p)]
+        if p.gestational_weeks is not None:
+            # a preterm newborn whose band the book prints by weeks of gestation: a plain "Sơ sinh:" dose by the
+            # same route is the term newborn's, a neighbouring band
+            preterm = {k for r in candidates if r.age is not None and r.age.gestational for k in r.route}
+            candidates = [r for r in candidates
+                          if not (r.population == "so_sinh" and r.age is None and r.kind in DOSE_KINDS
+                                  and r.route and set(r.route) <= preterm)]
         if p.is_child:  # for a child, only what the book says of children: an unlabelled dose is the adult one
             child = [r for r in candidates if _for_children(r)]
             if not child:
@@ -430,8 +437,25 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
             else candidates
     elif len(routes_here) > 1:
         doses = [r for r in candidates if r.kind in ("dose", "loading_dose")]
-        dose_routes = _routes(doses)
-        if len(dose_routes) > 1 and _route_choice_matters(doses):
+        # a route the parser could not name ("other") is no choice a person can make: never offered, never the
+        # reason to ask
+        dose_routes = [k for k in _routes(doses) if k != "other"] or _routes(doses)
+        general = [r for r in doses if r.indication is None and r.route]
+        offered = False
+        if len(dose_routes) > 1 and _route_choice_matters(doses) and not p.condition and general \
+                and not _route_choice_matters(general):
+            # the doses given for no indication in particular are by one route, the other route only under
+            # indications of its own ("Uống ... viêm đại tràng do C. difficile"): those are offered, not asked
+            keep = set(_routes(general))
+            others = [r for r in doses if set(r.route) - {"other"} and not set(r.route) & keep]
+            if others and all(r.indication for r in others):
+                offered = True
+                named = _distinct(r.indication for r in others)
+                fit.other_indications = named
+                fit.notes.append(f"Dược thư còn ghi liều {', '.join(route_names(others)).lower()} riêng cho: "
+                                 + "; ".join(i.rstrip(": ") for i in named) + ".")
+                dose_routes = _routes(general)
+        if len(dose_routes) > 1 and _route_choice_matters(doses) and not offered:
             fit.ask_route = dose_routes
             return []
         candidates = [r for r in candidates if not r.route or set(r.route) & set(dose_routes)]
@@ -464,8 +488,8 @@ _VEIN = frozenset({"tiem_tinh_mach", "truyen_tinh_mach"})
 def _route_choice_matters(doses: list[DoseRow]) -> bool:
     """The doses differ by route: some statement is for a route another is not. Where every statement names the
     same routes ("uống hoặc tiêm tĩnh mạch"), or every route is a vein, the route need not be asked."""
-    families = {frozenset("vein" if k in _VEIN else k for k in r.route) for r in doses if r.route}
-    return len(families) > 1
+    families = {frozenset("vein" if k in _VEIN else k for k in r.route if k != "other") for r in doses}
+    return len(families - {frozenset()}) > 1
 
 
 def _by_indication(candidates: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:
@@ -754,6 +778,14 @@ def _ask_patient(candidates: list[DoseRow], p: Patient, known: bool, fit: Fit) -
     return fit.ask_population or fit.ask_age_or_weight
 
 
+def doses_group_in_general(rows: list[DoseRow], p: Patient) -> bool:
+    """The section gives this patient's group a dose for no indication in particular, or for the one the person
+    named: a question asked about that group's dose is one the book answers, whatever it warns about the group."""
+    own = [r for r in rows if r.kind in ("dose", "loading_dose") and fits_group(r, p)
+           and (_for_children(r) if p.is_child else not _for_children(r))]
+    return any(r.indication is None or (p.condition and indication_matches(p.condition, r)) for r in own)
+
+
 def _groups_differ(candidates: list[DoseRow]) -> bool:
     """The doses that remain are given for children and for others alike: the group must be known first."""
     dosed = [r for r in candidates if r.kind in ("dose", "loading_dose")]
@@ -761,16 +793,46 @@ def _groups_differ(candidates: list[DoseRow]) -> bool:
 
 
 def _child_facts_missing(candidates: list[DoseRow], p: Patient) -> bool:
-    """A child's doses that differ by an age or a weight the person has not given (a dose per kg with no weight
-    band needs no weight: it is the dose the book gives for every weight)."""
+    """The child's doses need an age or a weight the person has not given, because the book draws them by it:
+
+    - bands that differ ("6 tháng - 2 tuổi: 120 mg", "4 - 6 tuổi: 240 mg"), or a band beside an unbounded dose;
+    - a dose whose band does not start at birth ("Trên 1 tuổi", "Trẻ từ 1 tháng - 18 tuổi") or whose words set the
+      newborn period aside ("ngoài thời kỳ sơ sinh"): a younger child is outside it, so the age
+      decides whether any applies;
+    - for a newborn, bands within the first weeks of life ("7 ngày tuổi hoặc nhỏ hơn", "7 - 28 ngày tuổi");
+    - a weight band ("cân nặng dưới 20 kg") when the weight is not given.
+
+    A dose per kg given for every child with no band ("Trẻ em: 0,75 mg/kg/ngày") needs neither: it reads the same
+    for every child, the weight only multiplies it."""
     dosed = [r for r in candidates if r.kind in DOSE_KINDS]
-    if p.age_years is None and p.gestational_weeks is None and p.population != "so_sinh":
-        bands = {(r.age.min, r.age.max, r.age.unit) for r in dosed if r.age is not None and not r.age.gestational}
-        if len(bands) > 1 or (bands and any(r.age is None for r in dosed)):
-            return True
+    if p.age_years is None and p.gestational_weeks is None:
+        aged = [r for r in dosed if r.age is not None and not r.age.gestational]
+        if p.population == "so_sinh":  # "sơ sinh" says the month, not the days the neonate's bands are drawn in
+            aged = [r for r in aged if (r.age.years()[1] or 1.0) <= NEONATE_YEARS]
+            bands = {(r.age.min, r.age.max, r.age.unit) for r in aged}
+            if len(bands) > 1:
+                return True
+        else:
+            bands = {(r.age.min, r.age.max, r.age.unit) for r in aged}
+            if len(bands) > 1 or (bands and any(r.age is None for r in dosed)):
+                return True
+            if any(_after_birth(r) for r in dosed):
+                return True
     if p.weight_kg is None:
         return any(r.weight_kg is not None for r in dosed)
     return False
+
+
+# "Liều chung (ngoài thời kỳ sơ sinh):", "trừ trẻ sơ sinh": a child's dose that sets the newborn period aside
+_NOT_NEWBORNS = re.compile(r"(?<!\w)(?:ngoài|trừ)\s+(?:thời kỳ\s+|giai đoạn\s+)?(?:trẻ\s+)?sơ sinh(?!\w)", re.I)
+
+
+def _after_birth(row: DoseRow) -> bool:
+    """The row's band starts after birth, by its bounds or its words."""
+    if row.age is not None and not row.age.gestational:
+        low = row.age.years()[0]
+        return low is not None and low > 0
+    return any(_NOT_NEWBORNS.search(t) for t in (row.text, *row.headings))
 
 
 def _for_children(row: DoseRow) -> bool:

@@ -70,7 +70,8 @@ def pediatric_question(frame: QueryFrame) -> str:
     if frame.weight_kg is not None and not age_known:
         return f"Bé nặng {frame.weight_text}, vậy bé bao nhiêu tuổi?"
     if age_known and frame.weight_kg is None:
-        known = f"Bé {frame.age_text}" if frame.age_text else "Trẻ sơ sinh"
+        said = frame.age_text or ""
+        known = said[:1].upper() + said[1:] if fold(said).startswith("be ") else f"Bé {said}" if said else "Trẻ sơ sinh"
         return f"{known}, vậy bé nặng bao nhiêu kg?"
     return message_for(Reason.MISSING_PEDIATRIC_AGE_OR_WEIGHT)
 

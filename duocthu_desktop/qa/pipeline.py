@@ -71,6 +71,10 @@ FORMS_KEY = "dang_thuoc_ham_luong"  # "Dạng thuốc và hàm lượng": the fo
 
 log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 4000  # a long clinical question is a few hundred characters
+# the book warns against the drug for this patient and doses the group only for other indications: nothing to ask
+WARNING_IS_THE_ANSWER = ("Dược thư lưu ý như trên cho người bệnh này và chỉ ghi liều cho nhóm này ở các chỉ định "
+                         "khác; cần đối chiếu trang sách trước khi dùng.")
+CONTRAINDICATION_IS_THE_ANSWER = "Dược thư ghi chống chỉ định hoặc điều cần tránh khớp với người bệnh này (ở trên)."
 
 CONVERSATIONS_FILE = "conversations.sqlite3"
 TRACES_FILE = "traces.sqlite3"
@@ -457,6 +461,7 @@ class Assistant:
         """The book's statements about this patient (contraindications first) before the dose or clarify."""
         if frame.turn_type not in ("dosing", "drug_attribute") or not warning_rules.Patient.of(frame).any():
             return answer
+        asked = answer if answer.decision == "clarify" else None
         for drug_id in reversed(drug_ids or frame.drug_ids):
             sections: dict[str, SectionResult] = {}
             for key in (*patient_warnings.SECTION_KEYS, patient_warnings.INDICATIONS):
@@ -470,7 +475,26 @@ class Assistant:
                 for section in sections.values():
                     _remember(evidence, section.chunks)
                 answer = patient_warnings.warn_first(warned, answer)
+        if asked is not None and answer.decision == "answerable":
+            return self._warned_clarify(frame, asked, answer)
         return answer
+
+    def _warned_clarify(self, frame: QueryFrame, asked: EngineAnswer, warned: EngineAnswer) -> EngineAnswer:
+        """A clarify with the book's warnings against this patient above it. A contraindication that matches is the
+        answer, and so is a caution where the book doses this patient's group only for other indications: nothing
+        is asked. A caution where the book doses the group in general leaves the clarify standing (the dose still
+        needs the fact asked: a newborn's doses by days and weight under "tốt nhất là không dùng")."""
+        warning_refs = {n for b in warned.blocks if b.kind == "warning" for c in b.claims for n in c.citations}
+        against = patient_warnings.CONTRAINDICATIONS
+        if any(c.index in warning_refs and c.section_key == against for c in warned.citations):
+            return warned.model_copy(update={"message": CONTRAINDICATION_IS_THE_ANSWER, "quick_replies": []})
+        patient = dose_fit.Patient.from_frame(frame)
+        for drug_id in frame.drug_ids:
+            section = self.service.retrieve_framed(drug_id, DOSING)
+            if dose_fit.doses_group_in_general(section_rows(drug_id, ordered_chunks(section)), patient):
+                return warned.model_copy(update={"decision": "clarify", "reason": asked.reason,
+                                                 "message": asked.message, "quick_replies": asked.quick_replies})
+        return warned.model_copy(update={"message": WARNING_IS_THE_ANSWER, "quick_replies": []})
 
     def _interaction(self, frame: QueryFrame, evidence: dict[str, str]) -> EngineAnswer:
         """Each named drug's Chống chỉ định, Tương tác thuốc and Thận trọng, searched for every wording of each

@@ -59,6 +59,7 @@ _AGE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?<![\d/,.])" + _NUM + r"\s*thang tuoi"), "months"),
     (re.compile(_CHILD_WORD + r"\s+(?:duoc\s+|moi\s+|khoang\s+)?" + _NUM + r"\s*thang(?!\s*tuoi)"), "months"),
     (re.compile(r"(?<![\d/,.])" + _NUM + r"\s*tuan tuoi"), "weeks"),
+    (re.compile(r"(?<![\d/,.])" + _NUM + r"\s*ngay tuoi"), "days"),  # "sơ sinh đủ tháng 10 ngày tuổi"
     (re.compile(_CHILD_WORD + r"\s+(?:duoc\s+|moi\s+)?" + _NUM + r"\s*(?:tuan|ngay tuoi|ngay)"), "weeks_or_days"),
 )
 
@@ -80,6 +81,8 @@ def extract_age(text: Text) -> Age | None:
             return Age(years=value / 12.0, text=original)
         if unit == "weeks":
             return Age(years=value / 52.0, text=original)
+        if unit == "days":
+            return Age(years=value / 365.0, text=original)
         days = "ngay" in folded[m.start() : m.end()]
         return Age(years=value / (365.0 if days else 52.0), text=original)
     return None
