@@ -217,6 +217,17 @@ def test_a_neonate_gets_the_gestational_band(sample_chunks: list[Chunk]) -> None
 
 
 @pytest.mark.integration
+def test_a_neonate_with_its_gestation_gets_its_band_not_the_plain_neonate_row(sample_chunks: list[Chunk]) -> None:
+    # infusion: "Sơ sinh thiếu tháng trên 32 tuần chỉnh theo tuổi thai, 7,5 mg/kg ... tối đa 25 mg/kg/24 giờ",
+    # then "Sơ sinh: 10 mg/kg ...; tối đa 30 mg/kg/24 giờ" (the others): 34 weeks is the first
+    text = _text(
+        _chosen(sample_chunks, "paracetamol", population="so_sinh", gestational_weeks=34, route="truyen_tinh_mach")
+    )
+    assert "7,5 mg/kg" in text and "tối đa 25 mg/kg/24 giờ" in text
+    assert "tối đa 30 mg/kg/24 giờ" not in text
+
+
+@pytest.mark.integration
 def test_renal_rows_only_when_a_clcr_is_given_and_holds(sample_chunks: list[Chunk]) -> None:
     # a Clcr given means a kidney patient (as Patient.from_frame sets it)
     with_clcr = _text(

@@ -338,7 +338,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
             if not child:
                 fit.notes.append("Dược thư không ghi liều riêng cho trẻ em ở nhóm tuổi/cân nặng này.")
                 return fit
-            candidates = _by_group_label(child, p)
+            candidates = _by_gestation(_by_group_label(child, p), p)
     # route and indication: a route the person gave narrows first (its absence is said plainly); with no route
     # given, the indication narrows first, so a route is asked only when the doses that fit still differ by it.
     # What is missing of the patient (the group, a child's age or weight) is asked once these have narrowed.
@@ -707,6 +707,17 @@ def _by_group_label(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
     if len(named) != 1:
         return candidates
     return [r for r in candidates if labels.get(id(r)) in (None, "", named[0]) or id(r) not in labels]
+
+
+def _by_gestation(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """A newborn whose weeks of gestation are given: where the book bounds a dose by gestation and that band fits,
+    the neonates' rows with no bound of their own are for the others ("Sơ sinh thiếu tháng trên 32 tuần ...",
+    then "Sơ sinh: ..."), not for this patient."""
+    if p.gestational_weeks is None:
+        return candidates
+    if not any(r.age is not None and r.age.gestational for r in candidates):
+        return candidates
+    return [r for r in candidates if not (r.population == "so_sinh" and r.age is None and r.kind in DOSE_KINDS)]
 
 
 def _opening_label(row: DoseRow) -> str:
