@@ -326,19 +326,13 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         return fit
     if known:
         candidates = [r for r in candidates if fits_group(r, p)]
-        if p.gestational_weeks is not None:
-            # a preterm newborn whose band the book prints by weeks of gestation: a plain "Sơ sinh:" dose by the
-            # same route is the term newborn's, a neighbouring band
-            preterm = {k for r in candidates if r.age is not None and r.age.gestational for k in r.route}
-            candidates = [r for r in candidates
-                          if not (r.population == "so_sinh" and r.age is None and r.kind in DOSE_KINDS
-                                  and r.route and set(r.route) <= preterm)]
+        candidates = _by_gestation(candidates, p)
         if p.is_child:  # for a child, only what the book says of children: an unlabelled dose is the adult one
             child = [r for r in candidates if _for_children(r)]
             if not child:
                 fit.notes.append("Dược thư không ghi liều riêng cho trẻ em ở nhóm tuổi/cân nặng này.")
                 return fit
-            candidates = _by_gestation(_by_group_label(child, p), p)
+            candidates = _by_group_label(child, p)
     # route and indication: a route the person gave narrows first (its absence is said plainly); with no route
     # given, the indication narrows first, so a route is asked only when the doses that fit still differ by it.
     # What is missing of the patient (the group, a child's age or weight) is asked once these have narrowed.
@@ -711,13 +705,14 @@ def _by_group_label(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
 
 def _by_gestation(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
     """A newborn whose weeks of gestation are given: where the book bounds a dose by gestation and that band fits,
-    the neonates' rows with no bound of their own are for the others ("Sơ sinh thiếu tháng trên 32 tuần ...",
-    then "Sơ sinh: ..."), not for this patient."""
+    a plain "Sơ sinh:" dose by the same route (no bound of its own) is the other newborns' band, a neighbour
+    ("Sơ sinh thiếu tháng trên 32 tuần ...", then "Sơ sinh: ..."), not this patient's."""
     if p.gestational_weeks is None:
         return candidates
-    if not any(r.age is not None and r.age.gestational for r in candidates):
-        return candidates
-    return [r for r in candidates if not (r.population == "so_sinh" and r.age is None and r.kind in DOSE_KINDS)]
+    preterm = {k for r in candidates if r.age is not None and r.age.gestational for k in r.route}
+    return [r for r in candidates
+            if not (r.population == "so_sinh" and r.age is None and r.kind in DOSE_KINDS
+                    and r.route and set(r.route) <= preterm)]
 
 
 def _opening_label(row: DoseRow) -> str:
