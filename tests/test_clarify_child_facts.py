@@ -81,3 +81,13 @@ def test_an_age_in_days_is_read_after_a_newborns_own_words() -> None:
     rows = read("Trẻ em (từ 1 tháng - 15 tuổi): 100 - 200 mg/kg/ngày.\nSơ sinh đủ tháng (0 - 7 ngày): 100 - 150 mg/kg/ngày")
     fit = choose(rows, Patient(population="so_sinh", age_years=age.years))
     assert fit.rows == []  # neither the 0 - 7 day band nor the band from 1 month holds a 10-day-old
+
+
+def test_a_childrens_row_that_gives_the_adults_dose_asks_no_group() -> None:
+    # the tuning part's eye drop: "Trẻ em: Liều dùng như người lớn, nhưng không nên dùng cho trẻ đẻ non và sơ sinh."
+    same = read("Liều thường dùng lúc đầu là 1 giọt dung dịch 0,25% vào mắt bị bệnh, 2 lần/ngày.\n"
+                "Trẻ em: Liều dùng như người lớn, nhưng không nên dùng cho trẻ đẻ non và sơ sinh.")
+    assert not choose(same, Patient()).ask_population
+    # a children's dose of its own still asks the group
+    own = read("Người lớn: 500 mg, cách 12 giờ một lần.\nTrẻ em: 25 mg/kg, cách 12 giờ một lần.")
+    assert choose(own, Patient()).ask_population

@@ -792,10 +792,19 @@ def doses_group_in_general(rows: list[DoseRow], p: Patient) -> bool:
     return any(r.indication is None or (p.condition and indication_matches(p.condition, r)) for r in own)
 
 
+# "Trẻ em: Liều dùng như người lớn", "Giống như người lớn", "như liều người lớn": the children's dose is the adults'
+_SAME_AS_ADULTS = re.compile(r"(?<!\w)(?:giống\s+)?như\s+(?:liều\s+(?:dùng\s+)?(?:của\s+|cho\s+|ở\s+)?)?người lớn(?!\w)",
+                             re.I)
+
+
 def _groups_differ(candidates: list[DoseRow]) -> bool:
-    """The doses that remain are given for children and for others alike: the group must be known first."""
+    """The doses that remain are given for children and for others alike: the group must be known first. A
+    children's row with no band of its own that gives the adults' dose ("Trẻ em: Liều dùng như người lớn") does not
+    make them differ: the answer is the same for both, shown with that row's own words (its caveats included)."""
     dosed = [r for r in candidates if r.kind in ("dose", "loading_dose")]
-    return any(_for_children(r) for r in dosed) and any(not _for_children(r) for r in dosed)
+    children = [r for r in dosed if _for_children(r)
+                and not (r.age is None and r.weight_kg is None and _SAME_AS_ADULTS.search(r.text))]
+    return bool(children) and any(not _for_children(r) for r in dosed)
 
 
 def _child_facts_missing(candidates: list[DoseRow], p: Patient) -> bool:
