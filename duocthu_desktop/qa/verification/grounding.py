@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from duocthu_desktop.artifacts import Chunk
+from duocthu_desktop.dosage.words import unlatex
 from duocthu_desktop.payload import Block, Citation, Reason
 from duocthu_desktop.qa.answers.engine_types import GroundingFailure
 from duocthu_desktop.text import squash_spaces
@@ -102,6 +103,8 @@ def printed_with_unit(number: str, unit: str | None, quotes: list[str]) -> bool:
     """Whether some quote prints `number`, and, when `unit` is given, prints it with that unit."""
     pattern = _number_pattern(number)
     for quote in quotes:
+        # the quote read as the claim was: "$\\leq 4$ microgam/ml" prints 4 with its unit, as "≤ 4 microgam/ml"
+        quote = unlatex(quote)
         for m in pattern.finditer(quote):
             if unit is None or unit_after(quote, m.end()) == unit:
                 return True
