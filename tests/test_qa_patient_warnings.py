@@ -364,3 +364,16 @@ def test_a_severity_of_another_item_does_not_make_the_contraindication_graver():
     warning = pw.Warning(chunk, 0, len(text), "chong_chi_dinh", ("benh_kem",), 0)
     assert not pw._graver_than_said(warning, QueryFrame(question="Bệnh nhân nhược cơ bị mất ngủ, liều bao nhiêu?"))
     assert pw._graver_than_said(warning, QueryFrame(question="Bệnh nhân suy hô hấp, liều bao nhiêu?"))
+
+
+def test_a_pregnancy_section_that_forbids_the_drug_outright_hides_the_usual_dose() -> None:
+    # the sample book's ACE inhibitor: "... Vì vậy, không được dùng captopril trong thời kỳ mang thai."
+    outright = _section(PREG, "Ít nước ối, sinh non có thể xảy ra. Vì vậy, không được dùng thuốc trong thời kỳ mang thai.")
+    warned = warning_answer(QueryFrame(pregnant=True), {PREG: outright})
+    assert warned is not None and warned.contraindicated
+    dose = _section("lieu_luong_cach_dung", "Tăng huyết áp: Liều thường dùng: 25 mg/lần, 2 - 3 lần/ngày.")
+    assert [b.kind for b in warn_first(warned, _dose_answer(dose)).blocks] == ["warning"]
+    # a prohibition for a part of pregnancy, or a usual one, is shown first but does not hide the dose
+    for text in ("Không được dùng thuốc trong 3 tháng đầu của thai kỳ.", "Thuốc thường chống chỉ định dùng khi mang thai."):
+        partial = warning_answer(QueryFrame(pregnant=True), {PREG: _section(PREG, text)})
+        assert partial is not None and not partial.contraindicated

@@ -116,8 +116,22 @@ def warning_answer(
         # "Suy gan nặng." for a patient said only to have "suy gan": shown first, but the usual dose is not hidden
         "contraindicated": any(w.section_key == CONTRAINDICATIONS and not _graver_than_said(w, frame)
                                and not _CONDITIONAL.search(w.text.lower()) and not _ALLOWS.search(w.text.lower())
-                               and not _group_qualified(w) for w in found),
+                               and not _group_qualified(w) for w in found)
+                           or any(_forbids_in_pregnancy(w) for w in found),
     })
+
+
+# a pregnancy sentence that holds only for a part of pregnancy or leaves room ("3 tháng đầu", "trừ khi thật cần thiết")
+_PART_OR_UNLESS = re.compile(r"(?<!\w)(?:3 tháng|ba tháng|tam cá nguyệt|quý|trừ khi|trừ trường hợp|chỉ dùng|cân nhắc|"
+                             r"lợi ích|nếu|tuần|thường|nói chung)(?!\w)")
+
+
+def _forbids_in_pregnancy(w: Warning) -> bool:
+    """The pregnancy section forbids the drug in pregnancy outright ("Vì vậy, không được dùng ... trong thời kỳ mang
+    thai."), read for a pregnant patient: as a contraindication, its usual doses are not shown as if they applied."""
+    return (w.section_key == PREGNANCY and w.strength == 0 and "mang_thai" in w.topics
+            and not _PART_OR_UNLESS.search(w.text.lower()) and not _CONDITIONAL.search(w.text.lower())
+            and not _ALLOWS.search(w.text.lower()))
 
 
 # "Dùng đồng thời với chế phẩm chứa calci ở trẻ em": forbidden with something else, not the drug for this patient
