@@ -115,8 +115,7 @@ def warning_answer(
         "warns_against": any(w.strength <= 1 or w.section_key == CONTRAINDICATIONS for w in found),
         # "Suy gan nặng." for a patient said only to have "suy gan": shown first, but the usual dose is not hidden
         "contraindicated": any(w.section_key == CONTRAINDICATIONS and not _graver_than_said(w, frame)
-                               and not _CONDITIONAL.search(w.text.lower()) and not _ALLOWS.search(w.text.lower())
-                               and not _group_qualified(w) for w in found)
+                               and _unconditional(w) and not _group_qualified(w) for w in found)
                            or any(_forbids_in_pregnancy(w) for w in found),
     })
 
@@ -130,8 +129,13 @@ def _forbids_in_pregnancy(w: Warning) -> bool:
     """The pregnancy section forbids the drug in pregnancy outright ("Vì vậy, không được dùng ... trong thời kỳ mang
     thai."), read for a pregnant patient: as a contraindication, its usual doses are not shown as if they applied."""
     return (w.section_key == PREGNANCY and w.strength == 0 and "mang_thai" in w.topics
-            and not _PART_OR_UNLESS.search(w.text.lower()) and not _CONDITIONAL.search(w.text.lower())
-            and not _ALLOWS.search(w.text.lower()))
+            and not _PART_OR_UNLESS.search(w.text.lower()) and _unconditional(w))
+
+
+def _unconditional(w: Warning) -> bool:
+    """The sentence forbids the drug itself: not only beside something else, under a condition, or with leave."""
+    text = w.text.lower()
+    return not _CONDITIONAL.search(text) and not _ALLOWS.search(text)
 
 
 # "Dùng đồng thời với chế phẩm chứa calci ở trẻ em": forbidden with something else, not the drug for this patient
