@@ -336,6 +336,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     # route and indication: a route the person gave narrows first (its absence is said plainly); with no route
     # given, the indication narrows first, so a route is asked only when the doses that fit still differ by it.
     # What is missing of the patient (the group, a child's age or weight) is asked once these have narrowed.
+    candidates = _by_printed_case(candidates, rows, p)
     asked = _asked_indication(_by_kind(candidates, p), p) if p.route else []
     if asked and not any(route_matches(p.route, r.route) for r in asked) and any(not r.route for r in asked):
         # the indication asked for is dosed with no route printed near its dose: shown under a title that says
@@ -374,6 +375,9 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         if p.is_child and p.age_years is None and p.weight_kg is None and any(r.age or r.weight_kg for r in candidates):
             fit.ask_age_or_weight = True
             return fit
+    for group in _distinct(continued_label(r, rows) for r in candidates):
+        if group:  # "(7 - 30 ngày): ..." prints its band only: the group it goes on is said
+            fit.notes.append(f"Mức liều ghi trong ngoặc dưới đây tiếp theo nhóm «{group}» sách in ngay dòng trên.")
     fit.rows = _with_durations(rows, candidates, p)
     return fit
 
@@ -524,7 +528,8 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
         said = _said_words(p.question)
         labels = {id(r): [t for t in (r.indication, *r.headings) if t and _names_a_case(t)] for r in chosen}
         scores = {t: _naming_score(t, said) for t in _distinct(t for ts in labels.values() for t in ts)}
-        full = [t for t, score in scores.items() if score >= 1.0]
+        # the most specific heading named first: "Nhiễm HSV lan tỏa" named in full also names "Nhiễm HSV"
+        full = sorted((t for t, score in scores.items() if score >= 1.0), key=lambda t: -len(_said_words(t)))
         best = max((score for score in scores.values() if score < 1.0), default=0.0)
         partial = [t for t, score in scores.items() if 0 < score == best]
         for label in full + (partial if len(partial) == 1 else []):
@@ -881,3 +886,108 @@ def _distinct(values) -> list:
         if v is not None and v not in out:
             out.append(v)
     return out
+
+
+# ---- the case a band label prints: a phase, an extent, a severity, a maturity ----------------------------------
+# Families of words the book prints in band labels to tell one case of a regimen from another, each family a set of
+# members that exclude each other (folded, whole words). General clinical vocabulary, no drug, no passage.
+_CASE_FAMILIES: tuple[tuple[tuple[str, str], ...], ...] = (
+    (("preterm", r"thieu thang|non thang|de non|sinh non"), ("term", r"du thang")),
+    (("spread", r"lan toa|toan than|phat tan"), ("local", r"khu tru|tai cho")),
+    (("acute", r"cap tinh|cap(?! cuu)"), ("chronic", r"man tinh|man(?! cam)")),
+    (("severe", r"nang|tram trong|nghiem trong"), ("mild", r"nhe|vua|trung binh")),
+    (("prevent", r"du phong|phong ngua"), ("treat", r"dieu tri")),
+    (("attack", r"tan cong|khoi dau|ban dau|lieu nap|lieu dau"), ("maintain", r"duy tri")),
+    (("young", r"tre nho|nhu nhi|tre bu me"), ("older", r"tre lon|thieu nien")),
+)
+# "cân nặng", "nặng 8 kg", "nặng hơn": a weight, not a severity
+_WEIGHT_WORDS = re.compile(r"\bcan nang\b|\bnang\s*(?:\d|hon\b|nhat\b)|\bnhe\s*(?:hon\b|can\b)")
+_PHASE_STOP = frozenset("co khi cua o trong va la".split())
+
+
+def _members(text: str) -> set[str]:
+    """The case members a label's or a question's words name, diacritics folded."""
+    folded = _WEIGHT_WORDS.sub(" ", fold(text))
+    return {name for family in _CASE_FAMILIES for name, pattern in family
+            if re.search(r"(?<!\w)(?:" + pattern + r")(?!\w)", folded)}
+
+
+def _phase_words(label: str) -> tuple[str, ...]:
+    """'Trong giai đoạn dưỡng bệnh' -> ('dưỡng', 'bệnh'): the words that name the phase, as printed."""
+    words = re.findall(r"\w+", label.lower())
+    folded = [fold(w) for w in words]
+    for i in range(len(words) - 1):
+        if folded[i : i + 2] == ["giai", "doan"]:
+            return tuple(w for w, f in zip(words[i + 2 :], folded[i + 2 :], strict=True) if f not in _PHASE_STOP)
+    return ()
+
+
+def case_labels(row: DoseRow, rows: list[DoseRow]) -> list[str]:
+    """The labels that name the row's case: its headings, its opening label, and for a band that goes on the label
+    of the statement above it ("Sơ sinh thiếu tháng (0 - 7 ngày): ...", then "(7 - 30 ngày): ..."), that label."""
+    labels = [*row.headings]
+    head, colon, _ = row.text.partition(":")
+    head = head.strip()
+    if colon and len(head) <= 80:
+        labels.append(head)
+    inherited = continued_label(row, rows)
+    if inherited:
+        labels.append(inherited)
+    return labels
+
+
+# a label that is a band alone, in brackets: "(7 - 30 ngày)"
+_BARE_BAND = re.compile(r"^\(\s*[^()]*\d[^()]*\)$")
+
+
+def continued_label(row: DoseRow, rows: list[DoseRow]) -> str:
+    """The label of the statement above whose group a bare band in brackets goes on ("(7 - 30 ngày): ..." after
+    "Sơ sinh thiếu tháng (0 - 7 ngày): ..."), '' when the row's label is no such band."""
+    head, colon, _ = row.text.partition(":")
+    if not colon or not _BARE_BAND.match(head.strip()) or row not in rows:
+        return ""
+    for before in reversed(rows[: rows.index(row)]):
+        if before.headings != row.headings:
+            return ""
+        above, colon_above, _ = before.text.partition(":")
+        above = above.strip()
+        if colon_above and len(above) <= 120 and not _BARE_BAND.match(above):
+            return re.sub(r"\s*\([^()]*\)\s*$", "", above)  # its group, without its own band
+    return ""
+
+
+def _asked_members(p: Patient) -> set[str]:
+    """The case members the question names, and those its facts imply (weeks of gestation, an infant's age)."""
+    asked = _members(p.question)
+    if p.gestational_weeks is not None and not asked & {"preterm", "term"}:
+        asked.add("preterm" if p.gestational_weeks < 37 else "term")
+    if p.age_years is not None and p.age_years < 1 and not asked & {"young", "older"}:
+        asked.add("young")  # an infant is a "trẻ nhỏ", never a "trẻ lớn"
+    return asked
+
+
+def _by_printed_case(candidates: list[DoseRow], rows: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """Where the question names a case (a phase, an extent, a severity, a maturity) and rows of the same indication
+    print that case in their labels, the rows of that indication that print only another case of the same family
+    are another patient's ("Trong giai đoạn đầu có sốt" for a convalescent child): dropped. Rows that print no
+    case of the family stay."""
+    asked = _asked_members(p)
+    said = _said_words(p.question)
+    named = {id(r): _members(" ; ".join(case_labels(r, rows))) for r in candidates}
+    phases = {id(r): [w for label in case_labels(r, rows) if (w := _phase_words(label))] for r in candidates}
+    drop: set[int] = set()
+    for family in _CASE_FAMILIES:
+        names = {name for name, _ in family}
+        wanted = asked & names
+        if not wanted:
+            continue
+        matching = {r.indication for r in candidates if named[id(r)] & wanted}
+        drop |= {id(r) for r in candidates if r.indication in matching and named[id(r)] & names
+                 and not named[id(r)] & wanted}
+    # a phase the book names by its own words ("giai đoạn dưỡng bệnh"): the question names it by all of them
+    said_phase = {id(r) for r in candidates
+                  if any(all(any(words_agree(q, w) for q in said) for w in words) for words in phases[id(r)])}
+    matching = {r.indication for r in candidates if id(r) in said_phase}
+    drop |= {id(r) for r in candidates if r.indication in matching and phases[id(r)] and id(r) not in said_phase}
+    kept = [r for r in candidates if id(r) not in drop]
+    return kept or candidates
