@@ -275,6 +275,7 @@ def indication_score(condition: str, row: DoseRow) -> float:
 def choose(rows: list[DoseRow], p: Patient) -> Fit:
     """The rows of one dosage section that fit the patient, in the book's order, or what to ask first."""
     fit = Fit()
+    rows = _kind_bands(rows)
     instructions = _instructions_asked(rows, p)
     if instructions:
         fit.rows, fit.how_to = instructions, True
@@ -327,6 +328,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     if known:
         candidates = [r for r in candidates if fits_group(r, p)]
         candidates = _by_gestation(candidates, p)
+        candidates = _by_banded_strength(candidates, p)
         if p.is_child:  # for a child, only what the book says of children: an unlabelled dose is the adult one
             child = [r for r in candidates if _for_children(r)]
             if not child:
@@ -384,6 +386,55 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
 
 # a band the book draws by words, not by a clearance: "Suy thận mức độ nhẹ và vừa:"
 _SEVERITY_WORDS = re.compile(r"(?<!\w)(?:nhẹ|vừa|nặng|trung bình)(?!\w)", re.I)
+
+
+# a strength the book prints for a preparation: "dung dịch 0,5%", "nồng độ 5 mg/ml"
+_STRENGTH = re.compile(r"(?<![\d,])\d+(?:,\d+)?\s*(?:%|mg\s*/\s*ml\b)")
+
+
+def _strengths(text: str) -> set[str]:
+    return {re.sub(r"\s+", "", m.group(0)) for m in _STRENGTH.finditer(text)}
+
+
+def _by_banded_strength(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """'Viêm màng bồ đào: Nhỏ 1 giọt dung dịch 2% ...', then 'Đối với trẻ em từ 3 tháng - 2 tuổi: Chỉ dùng dung dịch
+    0,5% ...': where a band that holds this patient prints its own strength, the statement of the same group and
+    indication that bounds no age or weight and prints another strength is for the others, not for this patient."""
+    if p.age_years is None and p.weight_kg is None and p.gestational_weeks is None:
+        return candidates
+    banded = [r for r in candidates if r.kind in DOSE_KINDS and (r.age is not None or r.weight_kg is not None)
+              and _strengths(r.text)]
+
+    def superseded(r: DoseRow) -> bool:
+        if r.kind not in DOSE_KINDS or r.age is not None or r.weight_kg is not None or not _strengths(r.text):
+            return False
+        return any(b.population == r.population and b.indication == r.indication
+                   and not _strengths(r.text) <= _strengths(b.text) for b in banded)
+
+    return [r for r in candidates if not superseded(r)] or candidates
+
+
+def _kind_bands(rows: list[DoseRow]) -> list[DoseRow]:
+    """'Liều tối đa: Nếu cân nặng ... 60 kg hoặc nhẹ hơn: 50 mg/lần ...', then 'Nếu ... trên 60 kg: 100 mg/lần ...':
+    the statements right after a ceiling (or a loading dose) drawn for one weight or age band, under the same
+    headings, that print another band of the same measure are that kind's other bands, not doses of their own."""
+    out = list(rows)
+    for i, row in enumerate(rows):
+        if row.kind not in ("max_dose", "loading_dose"):
+            continue
+        measure = "weight_kg" if row.weight_kg is not None else "age" if row.age is not None else None
+        if measure is None:
+            continue
+        first = getattr(row, measure)
+        for j in range(i + 1, len(rows)):
+            nxt = rows[j]
+            band = getattr(nxt, measure)
+            if (nxt.kind != "dose" or band is None or band == first or nxt.headings != row.headings
+                    or nxt.chunk_id != row.chunk_id or nxt.indication != row.indication
+                    or nxt.population != row.population or nxt.route != row.route):
+                break
+            out[j] = nxt.model_copy(update={"kind": row.kind})
+    return out
 
 
 def _by_clearance(renal: list[DoseRow], p: Patient) -> list[DoseRow]:
