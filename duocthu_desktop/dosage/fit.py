@@ -1042,3 +1042,35 @@ def _by_printed_case(candidates: list[DoseRow], rows: list[DoseRow], p: Patient)
     drop |= {id(r) for r in candidates if r.indication in matching and phases[id(r)] and id(r) not in said_phase}
     kept = [r for r in candidates if id(r) not in drop]
     return kept or candidates
+
+
+# the first cell of a renal table's line: a clearance band ("10 - 25", "< 10", "> 80", "20 - 11", "100")
+_BAND_CELL = re.compile(r"^\s*(?:([<>≤≥])\s*)?(\d+(?:,\d+)?)(?:\s*[-–]\s*(\d+(?:,\d+)?))?\s*$")
+
+
+def clcr_table_lines(row: DoseRow, chunk_text: str, clcr: float) -> list[tuple[int, int]]:
+    """The lines of a renal table (a quarantined row) whose first cell is a clearance band holding this Clcr, as
+    (start, end) offsets in the chunk's text: the table's row for this patient, quoted with its numbers. [] when
+    no first cell reads as a band (a table drawn otherwise is left to the PDF)."""
+    if row.renal is None:
+        return []
+    out = []
+    pos = row.start
+    for i, line in enumerate(chunk_text[row.start : row.end].split("\n")):
+        start, pos = pos, pos + len(line) + 1
+        m = _BAND_CELL.match(line.split("|", 1)[0]) if i and "|" in line else None
+        if not m:
+            continue
+        op, a, b = m.group(1), float(m.group(2).replace(",", ".")), m.group(3)
+        if b is not None:
+            lo, hi = sorted((a, float(b.replace(",", "."))))
+            holds = _within(clcr, lo, hi)
+        elif op in ("<", "≤"):
+            holds = clcr <= a
+        elif op in (">", "≥"):
+            holds = clcr >= a
+        else:
+            holds = abs(clcr - a) < 1e-9
+        if holds:
+            out.append((start, start + len(line.rstrip())))
+    return out

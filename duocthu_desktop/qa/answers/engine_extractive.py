@@ -123,6 +123,10 @@ class ExtractiveEngine:
             title = f"{drug} — Cách dùng" if fit.how_to and row.kind not in dose_fit.DOSE_KINDS else dose_title(drug, row)
             if row.quarantined:
                 answer.add_quarantined(title + ": bảng cần đối chiếu trang PDF", chunk)
+                if frame.clcr is not None:
+                    # the table's line for this patient's clearance, with its numbers, beside its header
+                    for start, end in dose_fit.clcr_table_lines(row, chunk.text, frame.clcr):
+                        answer.add(title + ": bảng cần đối chiếu trang PDF", "dosage", chunk, start, end)
             else:
                 answer.add(title, "dosage", chunk, row.start, row.end)
         message = join_messages(unread_route, *fit.notes)
