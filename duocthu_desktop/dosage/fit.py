@@ -377,6 +377,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         if p.is_child and p.age_years is None and p.weight_kg is None and any(r.age or r.weight_kg for r in candidates):
             fit.ask_age_or_weight = True
             return fit
+    candidates = [_own_alternative(r, p) for r in candidates]
     for group in _distinct(continued_label(r, rows) for r in candidates):
         if group:  # "(7 - 30 ngày): ..." prints its band only: the group it goes on is said
             fit.notes.append(f"Mức liều ghi trong ngoặc dưới đây tiếp theo nhóm «{group}» sách in ngay dòng trên.")
@@ -583,6 +584,10 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
         full = sorted((t for t, score in scores.items() if score >= 1.0), key=lambda t: -len(_said_words(t)))
         best = max((score for score in scores.values() if score < 1.0), default=0.0)
         partial = [t for t, score in scores.items() if 0 < score == best]
+        if not full and not partial:
+            # "Đau, sốt" beside "Đau sau phẫu thuật", the question saying "sốt": a short word of one heading's list
+            # that no other heading prints tells them apart ("đau", printed in both, does not)
+            partial = _named_by_own_word(list(scores), said)
         for label in full + (partial if len(partial) == 1 else []):
             narrowed = [r for r in chosen if label in labels[id(r)]]
             if any(r.indication == label for r in narrowed):
@@ -689,6 +694,23 @@ def _naming_score(indication: str, said: list[str]) -> float:
     words = specific(indication)
     found = sum(1 for w in words if present(w))
     return found / len(words) if found >= 2 and found * 5 >= len(words) * 3 else 0.0
+
+
+def _named_by_own_word(headings: list[str], said: list[str]) -> list[str]:
+    """The one heading among `headings` that has an alternative of a single word the question says and no other
+    heading prints; [] when none or several have one."""
+    words = {h: {fold(w) for w in re.findall(r"\w+", h.lower())} for h in headings}
+    named = []
+    for h in headings:
+        for alternative in re.split(r"[,;()]|\s(?:hoặc|và)\s", h):
+            own = [w.lower() for w in re.findall(r"\w+", alternative)]
+            if (len(own) == 1 and len(own[0]) > 1 and not own[0].isdigit()
+                    and fold(own[0]) not in _GENERIC_CONDITION_WORDS
+                    and any(words_agree(q, own[0]) for q in said)
+                    and not any(fold(own[0]) in words[other] for other in headings if other != h)):
+                named.append(h)
+                break
+    return named if len(named) == 1 else []
 
 
 def _initials_spelled(heading: str, said: list[str]) -> list[str]:
@@ -1074,3 +1096,32 @@ def clcr_table_lines(row: DoseRow, chunk_text: str, clcr: float) -> list[tuple[i
         if holds:
             out.append((start, start + len(line.rstrip())))
     return out
+
+
+# "..., cứ 12 giờ một lần với trẻ dưới 1 tuần tuổi, hoặc tiếp theo là 10 mg/kg, cứ 8 giờ một lần cho trẻ từ 1 tuần
+# tới 1 tháng tuổi": one statement, two alternatives each closing on the band it is for
+_OR_CLAUSE = re.compile(r",\s+hoặc\s+", re.I)
+_BAND_TAIL = re.compile(r"(?<!\w)(?:với|cho|ở)\s+((?:các\s+)?(?:trẻ|người|bệnh nhân|bệnh nhi)\b[^,;]*)$", re.I)
+
+
+def _own_alternative(row: DoseRow, p: Patient) -> DoseRow:
+    """A statement whose first alternative closes on a band that holds the patient and whose other alternative
+    closes on a band that does not: only its first alternative, quoted as printed up to there. Any other
+    arrangement stays whole (each alternative shows its own band)."""
+    if p.age_years is None or row.kind not in DOSE_KINDS:
+        return row
+    parts = _OR_CLAUSE.split(row.text.rstrip(" ."))
+    if len(parts) != 2:
+        return row
+    bands = []
+    for part in parts:
+        m = _BAND_TAIL.search(part)
+        band = age_in(m.group(1), True) if m else None
+        if band is None or band.gestational:
+            return row
+        bands.append(band)
+    first, other = (_within(p.age_years, *b.years()) for b in bands)
+    if not first or other:
+        return row
+    cut = _OR_CLAUSE.search(row.text)
+    return row.model_copy(update={"text": row.text[: cut.start()], "end": row.start + cut.start(), "age": bands[0]})
