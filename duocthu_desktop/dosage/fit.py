@@ -995,6 +995,14 @@ def _phase_words(label: str) -> tuple[str, ...]:
     return ()
 
 
+def _phase_said(words: tuple[str, ...], said: list[str]) -> bool:
+    """The question names the phase by its words together ("dưỡng bệnh"); a phase named by a number or a short
+    word only ("giai đoạn 2") is named with "giai đoạn" before it."""
+    if any(len(w) >= 3 and not w.isdigit() for w in words):
+        return _phrase_said(list(words), said)
+    return _phrase_said(["giai", "đoạn", *words], said)
+
+
 def case_labels(row: DoseRow, rows: list[DoseRow]) -> list[str]:
     """The labels that name the row's case: its headings, its opening label, and for a band that goes on the label
     of the statement above it ("Sơ sinh thiếu tháng (0 - 7 ngày): ...", then "(7 - 30 ngày): ..."), that label."""
@@ -1058,8 +1066,7 @@ def _by_printed_case(candidates: list[DoseRow], rows: list[DoseRow], p: Patient)
         drop |= {id(r) for r in candidates if r.indication in matching and named[id(r)] & names
                  and not named[id(r)] & wanted}
     # a phase the book names by its own words ("giai đoạn dưỡng bệnh"): the question names it by all of them
-    said_phase = {id(r) for r in candidates
-                  if any(all(any(words_agree(q, w) for q in said) for w in words) for words in phases[id(r)])}
+    said_phase = {id(r) for r in candidates if any(_phase_said(words, said) for words in phases[id(r)])}
     matching = {r.indication for r in candidates if id(r) in said_phase}
     drop |= {id(r) for r in candidates if r.indication in matching and phases[id(r)] and id(r) not in said_phase}
     kept = [r for r in candidates if id(r) not in drop]
