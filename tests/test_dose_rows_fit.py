@@ -328,3 +328,10 @@ def test_a_single_word_one_heading_prints_and_no_other_names_that_heading() -> N
     assert _texts(fever.rows) == ["Trẻ em 4 - 6 tuổi: 240 mg"]
     pain = choose(rows, Patient(population="tre_em", age_years=5, route="uong", question="bé 5 tuổi đau uống"))
     assert len(pain.rows) == 2  # "đau" is printed in both headings: it names neither
+
+
+def test_of_headings_named_in_full_the_one_with_fewer_words_left_unsaid_wins() -> None:
+    rows = read("Uống:\nNhiễm Y ở mắt:\nĐiều trị viêm giác mạc: 400 mg/lần ngày uống 5 lần, uống trong 10 ngày.\n"
+                "Dự phòng tái phát, viêm giác mạc: (sau 3 lần tái phát/năm): 800 mg/ngày chia làm 2 lần.")
+    fit = choose(rows, Patient(route="uong", question="Viêm giác mạc do Y, uống liều bao nhiêu?"))
+    assert _texts(fit.rows) == ["Điều trị viêm giác mạc: 400 mg/lần ngày uống 5 lần, uống trong 10 ngày."]

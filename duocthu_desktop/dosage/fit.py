@@ -581,7 +581,7 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
         labels = {id(r): [t for t in (r.indication, *r.headings) if t and _names_a_case(t)] for r in chosen}
         scores = {t: _naming_score(t, said) for t in _distinct(t for ts in labels.values() for t in ts)}
         # the most specific heading named first: "Nhiễm HSV lan tỏa" named in full also names "Nhiễm HSV"
-        full = sorted((t for t, score in scores.items() if score >= 1.0), key=lambda t: -len(_said_words(t)))
+        full = sorted((t for t, score in scores.items() if score >= 1.0), key=lambda t: _specificity(t, said))
         best = max((score for score in scores.values() if score < 1.0), default=0.0)
         partial = [t for t, score in scores.items() if 0 < score == best]
         if not full and not partial:
@@ -694,6 +694,15 @@ def _naming_score(indication: str, said: list[str]) -> float:
     words = specific(indication)
     found = sum(1 for w in words if present(w))
     return found / len(words) if found >= 2 and found * 5 >= len(words) * 3 else 0.0
+
+
+def _specificity(heading: str, said: list[str]) -> tuple[int, int]:
+    """Sorts the headings a question names in full, the most specific first: more of its words said, then fewer
+    of its words left unsaid ("Nhiễm HSV lan tỏa" before "Nhiễm HSV"; "Điều trị viêm giác mạc" before "Dự phòng
+    tái phát, viêm giác mạc")."""
+    words = _said_words(heading)
+    named = sum(1 for w in words if any(words_agree(q, w) for q in said))
+    return -named, len(words) - named
 
 
 def _named_by_own_word(headings: list[str], said: list[str]) -> list[str]:
