@@ -236,11 +236,11 @@ def test_a_patient_on_one_kind_of_dialysis_gets_its_row_not_the_other_kinds() ->
 
 
 def test_a_phase_the_question_names_keeps_its_rows_not_another_phase_of_the_same_indication() -> None:
-    rows = read("Trẻ em:\nBệnh X:\n"
+    rows = read("Trẻ em:\nBệnh Kwz:\n"
                 "Trong giai đoạn đầu có sốt: Uống 100 mg/kg/ngày, chia làm 4 lần, cho tới khi hết viêm.\n"
                 "Trong giai đoạn dưỡng bệnh: Uống 3 - 5 mg/kg/ngày (uống 1 lần).")
-    fit = choose(rows, Patient(population="tre_em", condition="bệnh x đã hết sốt",
-                               question="Bé bị bệnh X đã hết sốt, giai đoạn dưỡng bệnh thì liều bao nhiêu?"))
+    fit = choose(rows, Patient(population="tre_em", condition="kwz đã hết sốt",
+                               question="Bé bị Kwz đã hết sốt, giai đoạn dưỡng bệnh thì liều bao nhiêu?"))
     assert _texts(fit.rows) == ["Trong giai đoạn dưỡng bệnh: Uống 3 - 5 mg/kg/ngày (uống 1 lần)."]
 
 
