@@ -335,3 +335,16 @@ def test_of_headings_named_in_full_the_one_with_fewer_words_left_unsaid_wins() -
                 "Dự phòng tái phát, viêm giác mạc: (sau 3 lần tái phát/năm): 800 mg/ngày chia làm 2 lần.")
     fit = choose(rows, Patient(route="uong", question="Viêm giác mạc do Y, uống liều bao nhiêu?"))
     assert _texts(fit.rows) == ["Điều trị viêm giác mạc: 400 mg/lần ngày uống 5 lần, uống trong 10 ngày."]
+
+
+def test_an_adults_heading_that_takes_children_from_an_age_holds_a_child_of_that_age() -> None:
+    rows = read("Điều trị động kinh:\nLiều cho người lớn và trẻ em trên 12 tuổi:\nBắt đầu uống 100 - 200 mg, 1 hoặc 2 lần/ngày.\n"
+                "Liều dùng không được quá 1 000 mg/ngày cho trẻ em từ 12 đến 15 tuổi và 1 200 mg cho người bệnh trên "
+                "15 tuổi.\n"
+                "Liều cho trẻ em từ 6 đến 12 tuổi:\nBắt đầu thường là 100 mg, 2 lần/ngày.")
+    fit = choose(rows, Patient(population="tre_em", age_years=13, question="Thiếu niên 13 tuổi động kinh, tối đa?"))
+    texts = _texts(fit.rows)
+    assert any("100 - 200 mg" in t for t in texts) and not any("100 mg, 2 lần/ngày" in t for t in texts)
+    # of the ceiling's two alternatives, each closing on its band, the 13-year-old's only
+    assert "Liều dùng không được quá 1 000 mg/ngày cho trẻ em từ 12 đến 15 tuổi" in texts
+    assert not any("1 200 mg" in t for t in texts)

@@ -128,10 +128,10 @@ def fits_group(row: DoseRow, p: Patient) -> bool:
             pop == "nguoi_cao_tuoi" and row.population == "nguoi_lon"
         ) or (pop == "so_sinh" and row.population == "tre_em" and row.age is not None) or (
             pop == "tre_em" and row.population == "so_sinh" and age is not None and age <= NEONATE_YEARS
-        )
+        ) or (pop == "tre_em" and age is not None and _adults_from_childhood(row))
         if not same:
             return False
-    if row.population == "nguoi_lon" and age is not None and age < ADULT_YEARS:
+    if row.population == "nguoi_lon" and age is not None and age < ADULT_YEARS and not _adults_from_childhood(row):
         return False
     if row.population in ("tre_em", "so_sinh") and age is not None and age > ADULT_YEARS:
         return False
@@ -330,7 +330,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         candidates = _by_gestation(candidates, p)
         candidates = _by_banded_strength(candidates, p)
         if p.is_child:  # for a child, only what the book says of children: an unlabelled dose is the adult one
-            child = [r for r in candidates if _for_children(r)]
+            child = [r for r in candidates if _for_children(r) or _adults_from_childhood(r)]
             if not child:
                 fit.notes.append("Dược thư không ghi liều riêng cho trẻ em ở nhóm tuổi/cân nặng này.")
                 return fit
@@ -937,6 +937,15 @@ def _after_birth(row: DoseRow) -> bool:
     return any(_NOT_NEWBORNS.search(t) for t in (row.text, *row.headings))
 
 
+def _adults_from_childhood(row: DoseRow) -> bool:
+    """'Liều cho người lớn và trẻ em trên 12 tuổi': an adults' row whose age band starts in childhood holds the
+    children of that band too (their age is then compared with it)."""
+    if row.population != "nguoi_lon" or row.age is None or row.age.gestational:
+        return False
+    lo, _ = row.age.years()
+    return lo is not None and 0 < lo < ADULT_YEARS
+
+
 def _for_children(row: DoseRow) -> bool:
     if row.population in ("tre_em", "so_sinh"):
         return True
@@ -1117,6 +1126,7 @@ def clcr_table_lines(row: DoseRow, chunk_text: str, clcr: float) -> list[tuple[i
 # "..., cứ 12 giờ một lần với trẻ dưới 1 tuần tuổi, hoặc tiếp theo là 10 mg/kg, cứ 8 giờ một lần cho trẻ từ 1 tuần
 # tới 1 tháng tuổi": one statement, two alternatives each closing on the band it is for
 _OR_CLAUSE = re.compile(r",\s+hoặc\s+", re.I)
+_AND_CLAUSE = re.compile(r"\s+và\s+(?=[\d(])", re.I)  # "... cho trẻ em từ 12 đến 15 tuổi và 1 200 mg cho ..."
 _BAND_TAIL = re.compile(r"(?<!\w)(?:với|cho|ở)\s+((?:các\s+)?(?:trẻ|người|bệnh nhân|bệnh nhi)\b[^,;]*)$", re.I)
 
 
@@ -1127,6 +1137,8 @@ def _own_alternative(row: DoseRow, p: Patient) -> DoseRow:
     if p.age_years is None or row.kind not in DOSE_KINDS:
         return row
     parts = _OR_CLAUSE.split(row.text.rstrip(" ."))
+    if len(parts) == 1:
+        parts = _AND_CLAUSE.split(row.text.rstrip(" ."))
     if len(parts) != 2:
         return row
     bands = []
@@ -1139,5 +1151,5 @@ def _own_alternative(row: DoseRow, p: Patient) -> DoseRow:
     first, other = (_within(p.age_years, *b.years()) for b in bands)
     if not first or other:
         return row
-    cut = _OR_CLAUSE.search(row.text)
+    cut = _OR_CLAUSE.search(row.text) or _AND_CLAUSE.search(row.text)
     return row.model_copy(update={"text": row.text[: cut.start()], "end": row.start + cut.start(), "age": bands[0]})
