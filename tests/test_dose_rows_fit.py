@@ -264,6 +264,7 @@ def test_a_bare_bracketed_band_goes_on_the_group_printed_above_it() -> None:
                                 question="tiêm tĩnh mạch trẻ sơ sinh đủ tháng 10 ngày tuổi"))
     assert _texts(term.rows) == ["(7 - 30 ngày): 100 - 200 mg/kg/ngày."]
     assert any("Sơ sinh đủ tháng" in note for note in term.notes)
+    assert term.rows[0].population == "so_sinh"  # shown under the newborns' group its label goes on
     # weeks of gestation under 37 say "thiếu tháng" without the word
     weeks = choose(rows, Patient(population="so_sinh", age_years=10 / 365, gestational_weeks=32,
                                  route="tiem_tinh_mach", question="sơ sinh 32 tuần, 10 ngày tuổi, tiêm tĩnh mạch"))

@@ -381,7 +381,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     for group in _distinct(continued_label(r, rows) for r in candidates):
         if group:  # "(7 - 30 ngày): ..." prints its band only: the group it goes on is said
             fit.notes.append(f"Mức liều ghi trong ngoặc dưới đây tiếp theo nhóm «{group}» sách in ngay dòng trên.")
-    fit.rows = _with_durations(rows, candidates, p)
+    fit.rows = [_with_group_above(r, rows) for r in _with_durations(rows, candidates, p)]
     return fit
 
 
@@ -1042,17 +1042,32 @@ _BARE_BAND = re.compile(r"^\(\s*[^()]*\d[^()]*\)$")
 def continued_label(row: DoseRow, rows: list[DoseRow]) -> str:
     """The label of the statement above whose group a bare band in brackets goes on ("(7 - 30 ngày): ..." after
     "Sơ sinh thiếu tháng (0 - 7 ngày): ..."), '' when the row's label is no such band."""
+    above = _continued_row(row, rows)
+    if above is None:
+        return ""
+    return re.sub(r"\s*\([^()]*\)\s*$", "", above.text.partition(":")[0].strip())  # its group, not its band
+
+
+def _continued_row(row: DoseRow, rows: list[DoseRow]) -> DoseRow | None:
     head, colon, _ = row.text.partition(":")
     if not colon or not _BARE_BAND.match(head.strip()) or row not in rows:
-        return ""
+        return None
     for before in reversed(rows[: rows.index(row)]):
         if before.headings != row.headings:
-            return ""
+            return None
         above, colon_above, _ = before.text.partition(":")
         above = above.strip()
         if colon_above and len(above) <= 120 and not _BARE_BAND.match(above):
-            return re.sub(r"\s*\([^()]*\)\s*$", "", above)  # its group, without its own band
-    return ""
+            return before
+    return None
+
+
+def _with_group_above(row: DoseRow, rows: list[DoseRow]) -> DoseRow:
+    """A bare bracketed band shown under the group of the label it goes on (its title names that group)."""
+    above = _continued_row(row, rows)
+    if above is None or above.population is None or above.population == row.population:
+        return row
+    return row.model_copy(update={"population": above.population})
 
 
 def _asked_members(p: Patient) -> set[str]:
