@@ -349,3 +349,14 @@ def test_an_adults_heading_that_takes_children_from_an_age_holds_a_child_of_that
     # of the ceiling's two alternatives, each closing on its band, the 13-year-old's only
     assert "Liều dùng không được quá 1 000 mg/ngày cho trẻ em từ 12 đến 15 tuổi" in texts
     assert not any("1 200 mg" in t for t in texts)
+
+
+def test_a_table_line_whose_first_cell_the_question_names_word_for_word_is_quoted() -> None:
+    from duocthu_desktop.dosage.fit import table_lines_named
+    text = ("Chỉ định | INR khuyến cáo thời gian điều trị\nVan tim nhân tạo | \n"
+            "Cơ học ở vị trí van 2 lá | Đích 3,7 INR 3 - 4,5; suốt đời.\n"
+            "Cơ học ở vị trí van 3 lá | Đích 2,5; INR 2 - 3; suốt đời.")
+    table = _row(text, quarantined=True, kind="instruction")
+    lines = table_lines_named(table, text, "van tim cơ học vị trí van 2 lá INR đích bao nhiêu")
+    assert [text[s:e] for s, e in lines] == ["Cơ học ở vị trí van 2 lá | Đích 3,7 INR 3 - 4,5; suốt đời."]
+    assert table_lines_named(table, text, "van tim cơ học INR đích bao nhiêu") == []  # neither line named in full

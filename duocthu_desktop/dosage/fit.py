@@ -1168,3 +1168,25 @@ def _own_alternative(row: DoseRow, p: Patient) -> DoseRow:
         return row
     cut = _OR_CLAUSE.search(row.text) or _AND_CLAUSE.search(row.text)
     return row.model_copy(update={"text": row.text[: cut.start()], "end": row.start + cut.start(), "age": bands[0]})
+
+
+# words that name nothing in a table's first cell ("Cơ học ở vị trí van 2 lá")
+_CELL_STOP = frozenset("o va do trong khi cua cho voi la nhung cac mot co".split())
+
+
+def table_lines_named(row: DoseRow, chunk_text: str, question: str) -> list[tuple[int, int]]:
+    """The one line of a table (a quarantined row) whose first cell the question names word for word (three words
+    at least, a number among them as printed: "van 2 lá" is not "van 3 lá"), with a second cell that prints
+    something, as (start, end) in the chunk's text; [] when no line or several are named so."""
+    said = _said_words(question)
+    found = []
+    pos = row.start
+    for i, line in enumerate(chunk_text[row.start : row.end].split("\n")):
+        start, pos = pos, pos + len(line) + 1
+        first, bar, rest = line.partition("|")
+        if not i or not bar or not rest.strip():
+            continue
+        words = [w for w in _said_words(first) if w.isdigit() or (len(w) > 1 and fold(w) not in _CELL_STOP)]
+        if len(words) >= 3 and all(any(words_agree(q, w) for q in said) for w in words):
+            found.append((start, start + len(line.rstrip())))
+    return found if len(found) == 1 else []
