@@ -5,11 +5,11 @@ without a clarify, and a group a label leaves out is not the group it names. Mad
 
 from __future__ import annotations
 
-from duocthu_desktop.dosage.fit import Patient, alternative_bands, choose
+from duocthu_desktop.dosage.fit import Patient, alternative_bands, choose, clcr_table_lines
 from duocthu_desktop.dosage.parser import read_fields, read_section
 from duocthu_desktop.dosage.rows import AgeBound, DoseRow, RenalBand, WeightBound
 from duocthu_desktop.dosage.titles import title
-from duocthu_desktop.dosage.words import populations_in, renal_in
+from duocthu_desktop.dosage.words import populations_in, renal_in, weight_in
 from tests.test_dosing_parser import chunk, read, row
 
 NEONATES = (
@@ -230,3 +230,133 @@ def test_a_patient_on_one_kind_of_dialysis_gets_its_row_not_the_other_kinds() ->
     assert _texts(belly.rows) == [rows[1].text]
     either = choose(rows, Patient(dialysis=True, renal_impairment=True, question="đang thẩm phân, liều?"))
     assert _texts(either.rows) == _texts(rows)
+
+
+# ---- the band a label prints, fitted to the patient (round 4) ------------------------------------------------
+
+
+def test_a_phase_the_question_names_keeps_its_rows_not_another_phase_of_the_same_indication() -> None:
+    rows = read("Trẻ em:\nBệnh Kwz:\n"
+                "Trong giai đoạn đầu có sốt: Uống 100 mg/kg/ngày, chia làm 4 lần, cho tới khi hết viêm.\n"
+                "Trong giai đoạn dưỡng bệnh: Uống 3 - 5 mg/kg/ngày (uống 1 lần).")
+    fit = choose(rows, Patient(population="tre_em", condition="kwz đã hết sốt",
+                               question="Bé bị Kwz đã hết sốt, giai đoạn dưỡng bệnh thì liều bao nhiêu?"))
+    assert _texts(fit.rows) == ["Trong giai đoạn dưỡng bệnh: Uống 3 - 5 mg/kg/ngày (uống 1 lần)."]
+
+
+def test_the_most_specific_heading_named_in_full_wins_over_the_shorter_one_it_contains() -> None:
+    rows = read("Trẻ sơ sinh cho tới 3 tháng tuổi:\n"
+                "Nhiễm Y: 10 mg/kg/lần cách 8 giờ/lần.\n"
+                "Nhiễm Y lan tỏa: 20 mg/kg/lần, cách 8 giờ/lần, cho trong 14 ngày.")
+    fit = choose(rows, Patient(population="so_sinh", age_years=10 / 365,
+                               question="Trẻ sơ sinh 10 ngày tuổi nhiễm Y lan tỏa, liều bao nhiêu?"))
+    assert _texts(fit.rows) == ["Nhiễm Y lan tỏa: 20 mg/kg/lần, cách 8 giờ/lần, cho trong 14 ngày."]
+
+
+def test_a_bare_bracketed_band_goes_on_the_group_printed_above_it() -> None:
+    rows = read("Tiêm tĩnh mạch:\n"
+                "Sơ sinh thiếu tháng (0 - 7 ngày): 100 mg/kg/ngày\n(7 - 30 ngày): 100 - 150 mg/ kg/ngày.\n"
+                "Sơ sinh đủ tháng (0 - 7 ngày): 100 - 150 mg/kg/ngày\n(7 - 30 ngày): 100 - 200 mg/kg/ngày.")
+    preterm = choose(rows, Patient(population="so_sinh", age_years=10 / 365, route="tiem_tinh_mach",
+                                   question="Trẻ sơ sinh thiếu tháng 10 ngày tuổi, tiêm tĩnh mạch bao nhiêu?"))
+    assert _texts(preterm.rows) == ["(7 - 30 ngày): 100 - 150 mg/ kg/ngày."]
+    term = choose(rows, Patient(population="so_sinh", age_years=10 / 365, route="tiem_tinh_mach",
+                                question="tiêm tĩnh mạch trẻ sơ sinh đủ tháng 10 ngày tuổi"))
+    assert _texts(term.rows) == ["(7 - 30 ngày): 100 - 200 mg/kg/ngày."]
+    assert any("Sơ sinh đủ tháng" in note for note in term.notes)
+    assert term.rows[0].population == "so_sinh"  # shown under the newborns' group its label goes on
+    # weeks of gestation under 37 say "thiếu tháng" without the word
+    weeks = choose(rows, Patient(population="so_sinh", age_years=10 / 365, gestational_weeks=32,
+                                 route="tiem_tinh_mach", question="sơ sinh 32 tuần, 10 ngày tuổi, tiêm tĩnh mạch"))
+    assert "(7 - 30 ngày): 100 - 200 mg/kg/ngày." not in _texts(weeks.rows)
+
+
+def test_an_infant_is_the_young_childrens_group_not_the_older_childrens() -> None:
+    rows = read("Trẻ em:\nTrẻ nhỏ: 0,15 - 0,3 mg/kg/lần, uống, chia làm 1 - 4 lần.\n"
+                "Trẻ lớn: 0,3 - 0,5 mg/kg/lần, uống, chia làm 2 - 4 lần.")
+    fit = choose(rows, Patient(population="tre_em", age_years=7 / 12, weight_kg=8,
+                               question="Bé 7 tháng nặng 8 kg tăng huyết áp, liều bao nhiêu mg/kg?"))
+    assert _texts(fit.rows) == ["Trẻ nhỏ: 0,15 - 0,3 mg/kg/lần, uống, chia làm 1 - 4 lần."]
+
+
+def test_a_weight_bound_printed_before_hoac_nhe_hon_and_the_ceilings_other_band() -> None:
+    bound = weight_in("Nếu cân nặng người bệnh là 60 kg hoặc nhẹ hơn")
+    assert bound is not None and (bound.min, bound.max) == (None, 60)
+    rows = read("Uống 25 mg/lần, 3 lần/ngày.\n"
+                "Liều tối đa: Nếu cân nặng người bệnh là 60 kg hoặc nhẹ hơn: 50 mg/lần, ngày uống 3 lần.\n"
+                "Nếu người bệnh có cân nặng trên 60 kg: 100 mg/lần, ngày uống 3 lần.")
+    heavy = choose(rows, Patient(weight_kg=72, kind="max_dose", question="nặng 72 kg liều tối đa"))
+    assert _texts(heavy.rows) == ["Nếu người bệnh có cân nặng trên 60 kg: 100 mg/lần, ngày uống 3 lần."]
+    light = choose(rows, Patient(weight_kg=55, kind="max_dose", question="nặng 55 kg liều tối đa"))
+    assert [t for t in _texts(light.rows) if "50 mg/lần" in t] and not [t for t in _texts(light.rows) if "100 mg" in t]
+
+
+def test_a_strength_printed_for_a_band_that_holds_the_child_replaces_the_unbanded_strength() -> None:
+    rows = read("Trẻ em:\nViêm Z: Nhỏ 1 giọt dung dịch 2%, 2 - 3 lần/ngày.\n"
+                "Đối với trẻ em từ 3 tháng - 2 tuổi: Chỉ dùng dung dịch nhỏ mắt 0,5%, mỗi ngày 1 giọt.\n"
+                "Trẻ em từ 2 - 18 tuổi: Mỗi lần nhỏ 1 giọt dung dịch 0,5%, ngày 2 lần.")
+    fit = choose(rows, Patient(population="tre_em", age_years=1, question="Bé 1 tuổi viêm Z, nhỏ nồng độ nào?"))
+    assert not any("2%" in t for t in _texts(fit.rows))
+    assert any("từ 3 tháng - 2 tuổi" in t for t in _texts(fit.rows))
+
+
+def test_a_clearance_table_line_holding_the_clcr_is_quoted_with_its_numbers() -> None:
+    text = ("Hệ số thanh thải creatinin (ml/phút) | Liều tối đa 24 giờ (mg) | Liều bắt đầu (mg)\n"
+            "> 41 | 150 | 25 - 50\n40 - 21 | 100 | 25\n20 - 11 | 75 | 12,5\n< 10 | 37,5 | 6,25")
+    table = _row(text, renal=RenalBand(), quarantined=True, kind="adjustment")
+    assert [text[s:e] for s, e in clcr_table_lines(table, text, 15)] == ["20 - 11 | 75 | 12,5"]
+    assert [text[s:e] for s, e in clcr_table_lines(table, text, 5)] == ["< 10 | 37,5 | 6,25"]
+    assert clcr_table_lines(_row(text, quarantined=True), text, 15) == []  # not a renal table
+
+
+def test_of_two_alternatives_each_closing_on_its_band_only_the_fitting_first_is_quoted() -> None:
+    text = ("Trẻ sơ sinh: Liều đầu tiên 15 mg/kg, tiếp theo là 10 mg/kg, cứ 12 giờ một lần với trẻ dưới 1 tuần tuổi, "
+            "hoặc tiếp theo là 10 mg/kg, cứ 8 giờ một lần cho trẻ từ 1 tuần tới 1 tháng tuổi.")
+    rows = [_row(text, population="so_sinh", route=["truyen_tinh_mach"])]
+    young = choose(rows, Patient(population="so_sinh", age_years=5 / 365, route="truyen_tinh_mach"))
+    assert _texts(young.rows) == [text.split(", hoặc")[0]] and young.rows[0].end == len(text.split(", hoặc")[0])
+    older = choose(rows, Patient(population="so_sinh", age_years=10 / 365, route="truyen_tinh_mach"))
+    assert _texts(older.rows) == [text]  # the second alternative: the statement stays whole, each band printed
+
+
+def test_a_single_word_one_heading_prints_and_no_other_names_that_heading() -> None:
+    rows = [_row("Trẻ em 4 - 6 tuổi: 240 mg", indication="Đau, sốt", population="tre_em", route=["uong"],
+                 age=AgeBound(min=4, max=6), headings=["Trẻ em", "Đau, sốt"]),
+            _row("Trẻ em 1 tháng - 6 tuổi: 20 - 30 mg/kg một liều duy nhất", indication="Đau sau phẫu thuật",
+                 population="tre_em", route=["uong"], age=AgeBound(min=1, max=72, unit="thang"),
+                 headings=["Trẻ em", "Đau sau phẫu thuật"])]
+    fever = choose(rows, Patient(population="tre_em", age_years=5, route="uong", question="cho be 5 tuoi sot uong"))
+    assert _texts(fever.rows) == ["Trẻ em 4 - 6 tuổi: 240 mg"]
+    pain = choose(rows, Patient(population="tre_em", age_years=5, route="uong", question="bé 5 tuổi đau uống"))
+    assert len(pain.rows) == 2  # "đau" is printed in both headings: it names neither
+
+
+def test_of_headings_named_in_full_the_one_with_fewer_words_left_unsaid_wins() -> None:
+    rows = read("Uống:\nNhiễm Y ở mắt:\nĐiều trị viêm giác mạc: 400 mg/lần ngày uống 5 lần, uống trong 10 ngày.\n"
+                "Dự phòng tái phát, viêm giác mạc: (sau 3 lần tái phát/năm): 800 mg/ngày chia làm 2 lần.")
+    fit = choose(rows, Patient(route="uong", question="Viêm giác mạc do Y, uống liều bao nhiêu?"))
+    assert _texts(fit.rows) == ["Điều trị viêm giác mạc: 400 mg/lần ngày uống 5 lần, uống trong 10 ngày."]
+
+
+def test_an_adults_heading_that_takes_children_from_an_age_holds_a_child_of_that_age() -> None:
+    rows = read("Điều trị động kinh:\nLiều cho người lớn và trẻ em trên 12 tuổi:\nBắt đầu uống 100 - 200 mg, 1 hoặc 2 lần/ngày.\n"
+                "Liều dùng không được quá 1 000 mg/ngày cho trẻ em từ 12 đến 15 tuổi và 1 200 mg cho người bệnh trên "
+                "15 tuổi.\n"
+                "Liều cho trẻ em từ 6 đến 12 tuổi:\nBắt đầu thường là 100 mg, 2 lần/ngày.")
+    fit = choose(rows, Patient(population="tre_em", age_years=13, question="Thiếu niên 13 tuổi động kinh, tối đa?"))
+    texts = _texts(fit.rows)
+    assert any("100 - 200 mg" in t for t in texts) and not any("100 mg, 2 lần/ngày" in t for t in texts)
+    # of the ceiling's two alternatives, each closing on its band, the 13-year-old's only
+    assert "Liều dùng không được quá 1 000 mg/ngày cho trẻ em từ 12 đến 15 tuổi" in texts
+    assert not any("1 200 mg" in t for t in texts)
+
+
+def test_a_table_line_whose_first_cell_the_question_names_word_for_word_is_quoted() -> None:
+    from duocthu_desktop.dosage.fit import table_lines_named
+    text = ("Chỉ định | INR khuyến cáo thời gian điều trị\nVan tim nhân tạo | \n"
+            "Cơ học ở vị trí van 2 lá | Đích 3,7 INR 3 - 4,5; suốt đời.\n"
+            "Cơ học ở vị trí van 3 lá | Đích 2,5; INR 2 - 3; suốt đời.")
+    table = _row(text, quarantined=True, kind="instruction")
+    lines = table_lines_named(table, text, "van tim cơ học vị trí van 2 lá INR đích bao nhiêu")
+    assert [text[s:e] for s, e in lines] == ["Cơ học ở vị trí van 2 lá | Đích 3,7 INR 3 - 4,5; suốt đời."]
+    assert table_lines_named(table, text, "van tim cơ học INR đích bao nhiêu") == []  # neither line named in full

@@ -128,10 +128,10 @@ def fits_group(row: DoseRow, p: Patient) -> bool:
             pop == "nguoi_cao_tuoi" and row.population == "nguoi_lon"
         ) or (pop == "so_sinh" and row.population == "tre_em" and row.age is not None) or (
             pop == "tre_em" and row.population == "so_sinh" and age is not None and age <= NEONATE_YEARS
-        )
+        ) or (pop == "tre_em" and age is not None and _adults_from_childhood(row))
         if not same:
             return False
-    if row.population == "nguoi_lon" and age is not None and age < ADULT_YEARS:
+    if row.population == "nguoi_lon" and age is not None and age < ADULT_YEARS and not _adults_from_childhood(row):
         return False
     if row.population in ("tre_em", "so_sinh") and age is not None and age > ADULT_YEARS:
         return False
@@ -275,6 +275,7 @@ def indication_score(condition: str, row: DoseRow) -> float:
 def choose(rows: list[DoseRow], p: Patient) -> Fit:
     """The rows of one dosage section that fit the patient, in the book's order, or what to ask first."""
     fit = Fit()
+    rows = _kind_bands(rows)
     instructions = _instructions_asked(rows, p)
     if instructions:
         fit.rows, fit.how_to = instructions, True
@@ -327,8 +328,9 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     if known:
         candidates = [r for r in candidates if fits_group(r, p)]
         candidates = _by_gestation(candidates, p)
+        candidates = _by_banded_strength(candidates, p)
         if p.is_child:  # for a child, only what the book says of children: an unlabelled dose is the adult one
-            child = [r for r in candidates if _for_children(r)]
+            child = [r for r in candidates if _for_children(r) or _adults_from_childhood(r)]
             if not child:
                 fit.notes.append("Dược thư không ghi liều riêng cho trẻ em ở nhóm tuổi/cân nặng này.")
                 return fit
@@ -336,6 +338,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     # route and indication: a route the person gave narrows first (its absence is said plainly); with no route
     # given, the indication narrows first, so a route is asked only when the doses that fit still differ by it.
     # What is missing of the patient (the group, a child's age or weight) is asked once these have narrowed.
+    candidates = _by_printed_case(candidates, rows, p)
     asked = _asked_indication(_by_kind(candidates, p), p) if p.route else []
     if asked and not any(route_matches(p.route, r.route) for r in asked) and any(not r.route for r in asked):
         # the indication asked for is dosed with no route printed near its dose: shown under a title that says
@@ -374,12 +377,65 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         if p.is_child and p.age_years is None and p.weight_kg is None and any(r.age or r.weight_kg for r in candidates):
             fit.ask_age_or_weight = True
             return fit
-    fit.rows = _with_durations(rows, candidates, p)
+    candidates = [_own_alternative(r, p) for r in candidates]
+    for group in _distinct(continued_label(r, rows) for r in candidates):
+        if group:  # "(7 - 30 ngày): ..." prints its band only: the group it goes on is said
+            fit.notes.append(f"Mức liều ghi trong ngoặc dưới đây tiếp theo nhóm «{group}» sách in ngay dòng trên.")
+    fit.rows = [_with_group_above(r, rows) for r in _with_durations(rows, candidates, p)]
     return fit
 
 
 # a band the book draws by words, not by a clearance: "Suy thận mức độ nhẹ và vừa:"
 _SEVERITY_WORDS = re.compile(r"(?<!\w)(?:nhẹ|vừa|nặng|trung bình)(?!\w)", re.I)
+
+
+# a strength the book prints for a preparation: "dung dịch 0,5%", "nồng độ 5 mg/ml"
+_STRENGTH = re.compile(r"(?<![\d,])\d+(?:,\d+)?\s*(?:%|mg\s*/\s*ml\b)")
+
+
+def _strengths(text: str) -> set[str]:
+    return {re.sub(r"\s+", "", m.group(0)) for m in _STRENGTH.finditer(text)}
+
+
+def _by_banded_strength(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """'Viêm màng bồ đào: Nhỏ 1 giọt dung dịch 2% ...', then 'Đối với trẻ em từ 3 tháng - 2 tuổi: Chỉ dùng dung dịch
+    0,5% ...': where a band that holds this patient prints its own strength, the statement of the same group and
+    indication that bounds no age or weight and prints another strength is for the others, not for this patient."""
+    if p.age_years is None and p.weight_kg is None and p.gestational_weeks is None:
+        return candidates
+    banded = [r for r in candidates if r.kind in DOSE_KINDS and (r.age is not None or r.weight_kg is not None)
+              and _strengths(r.text)]
+
+    def superseded(r: DoseRow) -> bool:
+        if r.kind not in DOSE_KINDS or r.age is not None or r.weight_kg is not None or not _strengths(r.text):
+            return False
+        return any(b.population == r.population and b.indication == r.indication
+                   and not _strengths(r.text) <= _strengths(b.text) for b in banded)
+
+    return [r for r in candidates if not superseded(r)] or candidates
+
+
+def _kind_bands(rows: list[DoseRow]) -> list[DoseRow]:
+    """'Liều tối đa: Nếu cân nặng ... 60 kg hoặc nhẹ hơn: 50 mg/lần ...', then 'Nếu ... trên 60 kg: 100 mg/lần ...':
+    the statements right after a ceiling (or a loading dose) drawn for one weight or age band, under the same
+    headings, that print another band of the same measure are that kind's other bands, not doses of their own."""
+    out = list(rows)
+    for i, row in enumerate(rows):
+        if row.kind not in ("max_dose", "loading_dose"):
+            continue
+        measure = "weight_kg" if row.weight_kg is not None else "age" if row.age is not None else None
+        if measure is None:
+            continue
+        first = getattr(row, measure)
+        for j in range(i + 1, len(rows)):
+            nxt = rows[j]
+            band = getattr(nxt, measure)
+            if (nxt.kind != "dose" or band is None or band == first or nxt.headings != row.headings
+                    or nxt.chunk_id != row.chunk_id or nxt.indication != row.indication
+                    or nxt.population != row.population or nxt.route != row.route):
+                break
+            out[j] = nxt.model_copy(update={"kind": row.kind})
+    return out
 
 
 def _by_clearance(renal: list[DoseRow], p: Patient) -> list[DoseRow]:
@@ -524,9 +580,14 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
         said = _said_words(p.question)
         labels = {id(r): [t for t in (r.indication, *r.headings) if t and _names_a_case(t)] for r in chosen}
         scores = {t: _naming_score(t, said) for t in _distinct(t for ts in labels.values() for t in ts)}
-        full = [t for t, score in scores.items() if score >= 1.0]
+        # the most specific heading named first: "Nhiễm HSV lan tỏa" named in full also names "Nhiễm HSV"
+        full = sorted((t for t, score in scores.items() if score >= 1.0), key=lambda t: _specificity(t, said))
         best = max((score for score in scores.values() if score < 1.0), default=0.0)
         partial = [t for t, score in scores.items() if 0 < score == best]
+        if not full and not partial:
+            # "Đau, sốt" beside "Đau sau phẫu thuật", the question saying "sốt": a short word of one heading's list
+            # that no other heading prints tells them apart ("đau", printed in both, does not)
+            partial = _named_by_own_word(list(scores), said)
         for label in full + (partial if len(partial) == 1 else []):
             narrowed = [r for r in chosen if label in labels[id(r)]]
             if any(r.indication == label for r in narrowed):
@@ -633,6 +694,32 @@ def _naming_score(indication: str, said: list[str]) -> float:
     words = specific(indication)
     found = sum(1 for w in words if present(w))
     return found / len(words) if found >= 2 and found * 5 >= len(words) * 3 else 0.0
+
+
+def _specificity(heading: str, said: list[str]) -> tuple[int, int]:
+    """Sorts the headings a question names in full, the most specific first: more of its words said, then fewer
+    of its words left unsaid ("Nhiễm HSV lan tỏa" before "Nhiễm HSV"; "Điều trị viêm giác mạc" before "Dự phòng
+    tái phát, viêm giác mạc")."""
+    words = _said_words(heading)
+    named = sum(1 for w in words if any(words_agree(q, w) for q in said))
+    return -named, len(words) - named
+
+
+def _named_by_own_word(headings: list[str], said: list[str]) -> list[str]:
+    """The one heading among `headings` that has an alternative of a single word the question says and no other
+    heading prints; [] when none or several have one."""
+    words = {h: {fold(w) for w in re.findall(r"\w+", h.lower())} for h in headings}
+    named = []
+    for h in headings:
+        for alternative in re.split(r"[,;()]|\s(?:hoặc|và)\s", h):
+            own = [w.lower() for w in re.findall(r"\w+", alternative)]
+            if (len(own) == 1 and len(own[0]) > 1 and not own[0].isdigit()
+                    and fold(own[0]) not in _GENERIC_CONDITION_WORDS
+                    and any(words_agree(q, own[0]) for q in said)
+                    and not any(fold(own[0]) in words[other] for other in headings if other != h)):
+                named.append(h)
+                break
+    return named if len(named) == 1 else []
 
 
 def _initials_spelled(heading: str, said: list[str]) -> list[str]:
@@ -850,6 +937,15 @@ def _after_birth(row: DoseRow) -> bool:
     return any(_NOT_NEWBORNS.search(t) for t in (row.text, *row.headings))
 
 
+def _adults_from_childhood(row: DoseRow) -> bool:
+    """'Liều cho người lớn và trẻ em trên 12 tuổi': an adults' row whose age band starts in childhood holds the
+    children of that band too (their age is then compared with it)."""
+    if row.population != "nguoi_lon" or row.age is None or row.age.gestational:
+        return False
+    lo, _ = row.age.years()
+    return lo is not None and 0 < lo < ADULT_YEARS
+
+
 def _for_children(row: DoseRow) -> bool:
     if row.population in ("tre_em", "so_sinh"):
         return True
@@ -881,3 +977,216 @@ def _distinct(values) -> list:
         if v is not None and v not in out:
             out.append(v)
     return out
+
+
+# ---- the case a band label prints: a phase, an extent, a severity, a maturity ----------------------------------
+# Families of words the book prints in band labels to tell one case of a regimen from another, each family a set of
+# members that exclude each other (folded, whole words). General clinical vocabulary, no drug, no passage.
+_CASE_FAMILIES: tuple[tuple[tuple[str, str], ...], ...] = (
+    (("preterm", r"thieu thang|non thang|de non|sinh non"), ("term", r"du thang")),
+    (("spread", r"lan toa|toan than|phat tan"), ("local", r"khu tru|tai cho")),
+    (("acute", r"cap tinh|cap(?! cuu)"), ("chronic", r"man tinh|man(?! cam)")),
+    (("severe", r"nang|tram trong|nghiem trong"), ("mild", r"nhe|vua|trung binh")),
+    (("prevent", r"du phong|phong ngua"), ("treat", r"dieu tri")),
+    (("attack", r"tan cong|khoi dau|ban dau|lieu nap|lieu dau"), ("maintain", r"duy tri")),
+    (("young", r"tre nho|nhu nhi|tre bu me"), ("older", r"tre lon|thieu nien")),
+)
+# "cân nặng", "nặng 8 kg", "nặng hơn": a weight, not a severity
+_WEIGHT_WORDS = re.compile(r"\bcan nang\b|\bnang\s*(?:\d|hon\b|nhat\b)|\bnhe\s*(?:hon\b|can\b)")
+_PHASE_STOP = frozenset("co khi cua o trong va la".split())
+
+
+def _members(text: str) -> set[str]:
+    """The case members a label's or a question's words name, diacritics folded."""
+    folded = _WEIGHT_WORDS.sub(" ", fold(text))
+    return {name for family in _CASE_FAMILIES for name, pattern in family
+            if re.search(r"(?<!\w)(?:" + pattern + r")(?!\w)", folded)}
+
+
+def _phase_words(label: str) -> tuple[str, ...]:
+    """'Trong giai đoạn dưỡng bệnh' -> ('dưỡng', 'bệnh'): the words that name the phase, as printed."""
+    words = re.findall(r"\w+", label.lower())
+    folded = [fold(w) for w in words]
+    for i in range(len(words) - 1):
+        if folded[i : i + 2] == ["giai", "doan"]:
+            return tuple(w for w, f in zip(words[i + 2 :], folded[i + 2 :], strict=True) if f not in _PHASE_STOP)
+    return ()
+
+
+def _phase_said(words: tuple[str, ...], said: list[str]) -> bool:
+    """The question names the phase by its words together ("dưỡng bệnh"); a phase named by a number or a short
+    word only ("giai đoạn 2") is named with "giai đoạn" before it."""
+    if any(len(w) >= 3 and not w.isdigit() for w in words):
+        return _phrase_said(list(words), said)
+    return _phrase_said(["giai", "đoạn", *words], said)
+
+
+def case_labels(row: DoseRow, rows: list[DoseRow]) -> list[str]:
+    """The labels that name the row's case: its headings, its opening label, and for a band that goes on the label
+    of the statement above it ("Sơ sinh thiếu tháng (0 - 7 ngày): ...", then "(7 - 30 ngày): ..."), that label."""
+    labels = [*row.headings]
+    head, colon, _ = row.text.partition(":")
+    head = head.strip()
+    if colon and len(head) <= 80:
+        labels.append(head)
+    inherited = continued_label(row, rows)
+    if inherited:
+        labels.append(inherited)
+    return labels
+
+
+# a label that is a band alone, in brackets: "(7 - 30 ngày)"
+_BARE_BAND = re.compile(r"^\(\s*[^()]*\d[^()]*\)$")
+
+
+def continued_label(row: DoseRow, rows: list[DoseRow]) -> str:
+    """The label of the statement above whose group a bare band in brackets goes on ("(7 - 30 ngày): ..." after
+    "Sơ sinh thiếu tháng (0 - 7 ngày): ..."), '' when the row's label is no such band."""
+    above = _continued_row(row, rows)
+    if above is None:
+        return ""
+    return re.sub(r"\s*\([^()]*\)\s*$", "", above.text.partition(":")[0].strip())  # its group, not its band
+
+
+def _continued_row(row: DoseRow, rows: list[DoseRow]) -> DoseRow | None:
+    head, colon, _ = row.text.partition(":")
+    if not colon or not _BARE_BAND.match(head.strip()) or row not in rows:
+        return None
+    for before in reversed(rows[: rows.index(row)]):
+        if before.headings != row.headings:
+            return None
+        above, colon_above, _ = before.text.partition(":")
+        above = above.strip()
+        if colon_above and len(above) <= 120 and not _BARE_BAND.match(above):
+            return before
+    return None
+
+
+def _with_group_above(row: DoseRow, rows: list[DoseRow]) -> DoseRow:
+    """A bare bracketed band shown under the group of the label it goes on (its title names that group)."""
+    above = _continued_row(row, rows)
+    if above is None or above.population is None or above.population == row.population:
+        return row
+    return row.model_copy(update={"population": above.population})
+
+
+def _asked_members(p: Patient) -> set[str]:
+    """The case members the question names, and those its facts imply (weeks of gestation, an infant's age)."""
+    asked = _members(p.question)
+    if p.gestational_weeks is not None and not asked & {"preterm", "term"}:
+        asked.add("preterm" if p.gestational_weeks < 37 else "term")
+    if p.age_years is not None and p.age_years < 1 and not asked & {"young", "older"}:
+        asked.add("young")  # an infant is a "trẻ nhỏ", never a "trẻ lớn"
+    return asked
+
+
+def _by_printed_case(candidates: list[DoseRow], rows: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """Where the question names a case (a phase, an extent, a severity, a maturity) and rows of the same indication
+    print that case in their labels, the rows of that indication that print only another case of the same family
+    are another patient's ("Trong giai đoạn đầu có sốt" for a convalescent child): dropped. Rows that print no
+    case of the family stay."""
+    asked = _asked_members(p)
+    said = _said_words(p.question)
+    named = {id(r): _members(" ; ".join(case_labels(r, rows))) for r in candidates}
+    phases = {id(r): [w for label in case_labels(r, rows) if (w := _phase_words(label))] for r in candidates}
+    drop: set[int] = set()
+    for family in _CASE_FAMILIES:
+        names = {name for name, _ in family}
+        wanted = asked & names
+        if not wanted:
+            continue
+        matching = {r.indication for r in candidates if named[id(r)] & wanted}
+        drop |= {id(r) for r in candidates if r.indication in matching and named[id(r)] & names
+                 and not named[id(r)] & wanted}
+    # a phase the book names by its own words ("giai đoạn dưỡng bệnh"): the question names it by all of them
+    said_phase = {id(r) for r in candidates if any(_phase_said(words, said) for words in phases[id(r)])}
+    matching = {r.indication for r in candidates if id(r) in said_phase}
+    drop |= {id(r) for r in candidates if r.indication in matching and phases[id(r)] and id(r) not in said_phase}
+    kept = [r for r in candidates if id(r) not in drop]
+    return kept or candidates
+
+
+# the first cell of a renal table's line: a clearance band ("10 - 25", "< 10", "> 80", "20 - 11", "100")
+_BAND_CELL = re.compile(r"^\s*(?:([<>≤≥])\s*)?(\d+(?:,\d+)?)(?:\s*[-–]\s*(\d+(?:,\d+)?))?\s*$")
+
+
+def clcr_table_lines(row: DoseRow, chunk_text: str, clcr: float) -> list[tuple[int, int]]:
+    """The lines of a renal table (a quarantined row) whose first cell is a clearance band holding this Clcr, as
+    (start, end) offsets in the chunk's text: the table's row for this patient, quoted with its numbers. [] when
+    no first cell reads as a band (a table drawn otherwise is left to the PDF)."""
+    if row.renal is None:
+        return []
+    out = []
+    pos = row.start
+    for i, line in enumerate(chunk_text[row.start : row.end].split("\n")):
+        start, pos = pos, pos + len(line) + 1
+        m = _BAND_CELL.match(line.split("|", 1)[0]) if i and "|" in line else None
+        if not m:
+            continue
+        op, a, b = m.group(1), float(m.group(2).replace(",", ".")), m.group(3)
+        if b is not None:
+            lo, hi = sorted((a, float(b.replace(",", "."))))
+            holds = _within(clcr, lo, hi)
+        elif op in ("<", "≤"):
+            holds = clcr <= a
+        elif op in (">", "≥"):
+            holds = clcr >= a
+        else:
+            holds = abs(clcr - a) < 1e-9
+        if holds:
+            out.append((start, start + len(line.rstrip())))
+    return out
+
+
+# "..., cứ 12 giờ một lần với trẻ dưới 1 tuần tuổi, hoặc tiếp theo là 10 mg/kg, cứ 8 giờ một lần cho trẻ từ 1 tuần
+# tới 1 tháng tuổi": one statement, two alternatives each closing on the band it is for
+_OR_CLAUSE = re.compile(r",\s+hoặc\s+", re.I)
+_AND_CLAUSE = re.compile(r"\s+và\s+(?=[\d(])", re.I)  # "... cho trẻ em từ 12 đến 15 tuổi và 1 200 mg cho ..."
+_BAND_TAIL = re.compile(r"(?<!\w)(?:với|cho|ở)\s+((?:các\s+)?(?:trẻ|người|bệnh nhân|bệnh nhi)\b[^,;]*)$", re.I)
+
+
+def _own_alternative(row: DoseRow, p: Patient) -> DoseRow:
+    """A statement whose first alternative closes on a band that holds the patient and whose other alternative
+    closes on a band that does not: only its first alternative, quoted as printed up to there. Any other
+    arrangement stays whole (each alternative shows its own band)."""
+    if p.age_years is None or row.kind not in DOSE_KINDS:
+        return row
+    parts = _OR_CLAUSE.split(row.text.rstrip(" ."))
+    if len(parts) == 1:
+        parts = _AND_CLAUSE.split(row.text.rstrip(" ."))
+    if len(parts) != 2:
+        return row
+    bands = []
+    for part in parts:
+        m = _BAND_TAIL.search(part)
+        band = age_in(m.group(1), True) if m else None
+        if band is None or band.gestational:
+            return row
+        bands.append(band)
+    first, other = (_within(p.age_years, *b.years()) for b in bands)
+    if not first or other:
+        return row
+    cut = _OR_CLAUSE.search(row.text) or _AND_CLAUSE.search(row.text)
+    return row.model_copy(update={"text": row.text[: cut.start()], "end": row.start + cut.start(), "age": bands[0]})
+
+
+# words that name nothing in a table's first cell ("Cơ học ở vị trí van 2 lá")
+_CELL_STOP = frozenset("o va do trong khi cua cho voi la nhung cac mot co".split())
+
+
+def table_lines_named(row: DoseRow, chunk_text: str, question: str) -> list[tuple[int, int]]:
+    """The one line of a table (a quarantined row) whose first cell the question names word for word (three words
+    at least, a number among them as printed: "van 2 lá" is not "van 3 lá"), with a second cell that prints
+    something, as (start, end) in the chunk's text; [] when no line or several are named so."""
+    said = _said_words(question)
+    found = []
+    pos = row.start
+    for i, line in enumerate(chunk_text[row.start : row.end].split("\n")):
+        start, pos = pos, pos + len(line) + 1
+        first, bar, rest = line.partition("|")
+        if not i or not bar or not rest.strip():
+            continue
+        words = [w for w in _said_words(first) if w.isdigit() or (len(w) > 1 and fold(w) not in _CELL_STOP)]
+        if len(words) >= 3 and all(any(words_agree(q, w) for q in said) for w in words):
+            found.append((start, start + len(line.rstrip())))
+    return found if len(found) == 1 else []

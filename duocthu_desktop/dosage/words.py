@@ -205,14 +205,14 @@ _HEPATIC_WORDS = re.compile(r"\b(?:suy (?:giam chuc nang )?gan|chuc nang gan|ben
 # a bound printed after its number ("7 ngày tuổi hoặc nhỏ hơn", "cân nặng 2 kg hoặc hơn"), read as "≤ 7 ngày tuổi"
 _AFTER_BOUND = re.compile(
     # (an age only with "tuổi": "trong 10 ngày hoặc hơn" is a duration)
-    r"(?<![\d,])(\d+(?:,\d+)?\s*(?:kg|(?:ngày|tuần|tháng|năm)\s*tuổi|tuổi))\s+(hoặc (?:nhỏ hơn|ít hơn|thấp hơn)|trở xuống"
-    r"|hoặc (?:hơn|lớn hơn|nhiều hơn|cao hơn))\b", re.I)
+    r"(?<![\d,])(\d+(?:,\d+)?\s*(?:kg|(?:ngày|tuần|tháng|năm)\s*tuổi|tuổi))\s+(hoặc (?:nhỏ hơn|ít hơn|thấp hơn|nhẹ hơn)"
+    r"|trở xuống|hoặc (?:hơn|lớn hơn|nhiều hơn|cao hơn|nặng hơn))\b", re.I)
 
 
 def _comparator_after(text: str) -> str:
     if "hoặc" not in text and "trở xuống" not in text:
         return text
-    return _AFTER_BOUND.sub(lambda m: ("≤ " if re.search(r"nhỏ|ít|thấp|xuống", m.group(2)) else "≥ ") + m.group(1), text)
+    return _AFTER_BOUND.sub(lambda m: ("≤ " if re.search(r"nhỏ|ít|thấp|nhẹ|xuống", m.group(2)) else "≥ ") + m.group(1), text)
 
 
 def _num(text: str) -> float:

@@ -123,6 +123,11 @@ class ExtractiveEngine:
             title = f"{drug} — Cách dùng" if fit.how_to and row.kind not in dose_fit.DOSE_KINDS else dose_title(drug, row)
             if row.quarantined:
                 answer.add_quarantined(title + ": bảng cần đối chiếu trang PDF", chunk)
+                # the table's line for this patient's clearance, or the one line whose first cell the question names,
+                # with its numbers, beside its header
+                lines = dose_fit.clcr_table_lines(row, chunk.text, frame.clcr) if frame.clcr is not None else []
+                for start, end in lines or dose_fit.table_lines_named(row, chunk.text, frame.question):
+                    answer.add(title + ": bảng cần đối chiếu trang PDF", "dosage", chunk, start, end)
             else:
                 answer.add(title, "dosage", chunk, row.start, row.end)
         message = join_messages(unread_route, *fit.notes)
