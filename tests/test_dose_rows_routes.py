@@ -256,3 +256,31 @@ def test_a_sentence_about_its_group_names_its_route_anywhere_when_nothing_above_
                 "tiêm dưới da để chữa thiếu máu triệu chứng.")
     assert set(row(rows, "Trẻ em").route) == {"uong", "truyen_tinh_mach"}
     assert row(rows, "Ở người lớn").route == ["tiem_duoi_da"]
+
+
+def test_a_sentence_of_how_the_drug_is_given_opening_a_paragraph_gives_its_route_to_the_later_doses_of_its_block():
+    # erythropoietin (sample-e, tuning): "Epoetin alpha: Có thể tiêm dưới da hoặc tiêm tĩnh mạch ...", "Epoetin
+    # zeta: Có thể tiêm tĩnh mạch." then doses naming no route; a remark with no amount takes none; an indication
+    # heading ends the block, and a later such sentence after doses starts afresh
+    rows = read("Thiếu máu ở người bệnh suy thận mạn tính:\n"
+                "Epoetin alpha: Có thể tiêm dưới da hoặc tiêm tĩnh mạch trong tối thiểu 1 phút.\n"
+                "Epoetin zeta: Có thể tiêm tĩnh mạch.\n"
+                "Liều người lớn đang thẩm tách máu: Liều khởi đầu mỗi lần là 50 đơn vị/kg, tuần 3 lần.\n"
+                "Đáp ứng không thỏa đáng: Nếu người bệnh không đạt được mức đích thì không tiếp tục tăng liều.\n"
+                "Tổng liều duy trì hàng tuần là 75 - 300 đơn vị/kg, chia thành 3 liều nhỏ.\n"
+                "Nhóm này dùng ngày 1 lần thuận tiện hơn.\n"
+                "Liều trẻ em: Thuốc có thể dùng tiêm tĩnh mạch cho trẻ em đang thẩm tách máu.\n"
+                "Người bệnh < 10 kg: 225 - 450 đơn vị/kg.\n"
+                "Thiếu máu do hóa trị liệu ung thư:\n"
+                "Liều khởi đầu là 150 đơn vị/kg, 3 lần/tuần.")
+    assert set(row(rows, "Liều người lớn").route) == {"tiem_duoi_da", "tiem_tinh_mach"}
+    assert set(row(rows, "Tổng liều duy trì").route) == {"tiem_duoi_da", "tiem_tinh_mach"}
+    assert row(rows, "Đáp ứng không").route == []
+    assert row(rows, "Nhóm này").route == []
+    assert row(rows, "Người bệnh < 10").route == ["tiem_tinh_mach"]
+    assert row(rows, "Liều khởi đầu là 150").route == []
+
+
+def test_a_prohibition_of_a_way_of_giving_opening_a_paragraph_gives_no_route_to_the_doses_after_it():
+    rows = read("Không được tiêm bắp thuốc này.\nLiều khởi đầu là 150 đơn vị/kg, 3 lần/tuần.")
+    assert row(rows, "Liều khởi đầu").route == []

@@ -270,6 +270,13 @@ class SectionReader:
         # the group a statement named in its own words ("Ở người lớn đang dùng hóa trị liệu ..."): it holds for the
         # later paragraphs of its block until another group is named or a heading or label starts a new block
         self.block_group: Fields | None = None
+        # the routes a paragraph opened with a sentence of how the drug is given, no dose ("Có thể tiêm dưới da
+        # hoặc tiêm tĩnh mạch ...", "... có thể dùng X tiêm dưới da để chữa ..."): they hold for the doses of the
+        # later paragraphs of its block that name no route, until a heading or another such sentence. Such
+        # sentences in a row with no dose between them ("X: Có thể tiêm dưới da ...", "Y: Có thể tiêm tĩnh mạch.")
+        # add up: the doses after them may be given by either
+        self.block_routes: list[str] = []
+        self.block_routes_open = False
 
     # ---- the heading stack ---------------------------------------------------------------------------
 
@@ -286,6 +293,8 @@ class SectionReader:
         opened an earlier statement, and holds on top of the headings until the next heading."""
         if kind in ("generic", "group", "indication") or (kind == "route" and not inline):
             self.block_group = None
+        if kind not in ("qualifier", "note") and (not inline or kind in ("generic", "indication")):
+            self.block_routes = []  # a new topic of a regimen ("Đáp ứng không thỏa đáng ...:") keeps them
         if kind == "generic":
             # starts over, but not under the labels of its own statement ("Tăng huyết áp: Liều thường dùng: ...")
             self.stack = [lv for lv in self.stack if lv.piece == self.piece_no and lv.inline]
@@ -425,6 +434,7 @@ class SectionReader:
             # "... (tối đa 60 000 đơn vị). Người bệnh phẫu thuật": a paragraph ending on no stop ends on a heading
             # the extractor glued to it; the group its sentences named does not cross it
             self.block_group = None
+            self.block_routes = []
 
     def _heading(self, kind: str, words: str, f: Fields, inline: bool, paragraph_only: bool = False,
                  soft: bool = False) -> None:
@@ -629,6 +639,12 @@ class SectionReader:
         if first and own.has_group and not piece.labels and _OPENS_ON_GROUP.match(fold(body)):
             # the group only: its bounds ("dưới 3 tuổi") are the sentence's, a later band prints its own
             self.block_group = Fields(population=new_carry.population) if new_carry.population else None
+        if (doses and not (label_routes or own.routes or carry.routes) and self.block_routes
+                and any(m.re is reading.DOSE for m in reading._amounts(body))):
+            new_carry = replace(new_carry, routes=list(self.block_routes))  # the route its block was given
+            self.block_routes_open = False
+        elif doses:
+            self.block_routes_open = False
         routes = _merge_routes(label_routes, own.routes, new_carry.routes or inherited.routes)
         if label_routes or own.routes:
             new_carry = replace(new_carry, routes=routes)
@@ -637,6 +653,12 @@ class SectionReader:
         if kind_label is None:
             kind_label = next((lv.label for lv in self.stack if lv.ceiling), None)
         self.rows.append(self._row(chunk, start, piece.end, fields, body, kind_label))
+        if first and not doses and _GIVEN_BY.search(fold(body)):
+            given = routes_in(re.sub(r"\([^()]*\)", " ", body))
+            if given:
+                kept = self.block_routes if self.block_routes_open else []
+                self.block_routes = kept + [r for r in given if r not in kept]
+                self.block_routes_open = True
         # what a sentence with no dose says of itself (a warning, a general remark) is not carried on
         if not doses and not label_fields.has_group and not label_fields.renal and not own.indication:
             opening = routes_in(body, window=2)
@@ -833,6 +855,12 @@ def _own_routes(body: str, doses: bool) -> list[str]:
                     found += [r for r in routes_in(before) if r not in found]
             prev_end = m.end()
     return found
+
+
+# A sentence of how the drug is given: a modal or "được dùng", then within a few words the way ("có thể tiêm dưới
+# da", "được dùng theo đường tiêm tĩnh mạch", "có thể dùng X, Y hoặc Z tiêm dưới da"); not a prohibition.
+_GIVEN_BY = re.compile(r"^(?!.*\bkhong (?:duoc|nen|the)\b).*\b(?:co the|duoc|phai|nen|can)(?:,? \w+){0,9}? "
+                       r"(?:tiem|truyen|uong|dat|nho|tra|boi|(?:theo|bang|qua) duong)\b")
 
 
 _LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-ZĐÀ-Ỹ])")
