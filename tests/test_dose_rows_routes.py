@@ -284,3 +284,22 @@ def test_a_sentence_of_how_the_drug_is_given_opening_a_paragraph_gives_its_route
 def test_a_prohibition_of_a_way_of_giving_opening_a_paragraph_gives_no_route_to_the_doses_after_it():
     rows = read("Không được tiêm bắp thuốc này.\nLiều khởi đầu là 150 đơn vị/kg, 3 lần/tuần.")
     assert row(rows, "Liều khởi đầu").route == []
+
+
+def test_a_clause_after_a_semicolon_that_opens_on_its_own_route_and_dose_is_a_statement_of_its_own():
+    # erythropoietin, cloxacilin (sample-e, tuning): "Liều khởi đầu tiêm dưới da ...; liều khởi đầu tiêm tĩnh mạch
+    # ...", "... tiêm bắp 250 - 500 mg cứ 6 giờ một lần; tiêm tĩnh mạch chậm 250 - 500 mg ..."; a later step stays
+    rows = read("Liều khởi đầu tiêm dưới da 50 đơn vị/kg, 2 lần/tuần; liều khởi đầu tiêm tĩnh mạch 50 đơn vị/kg, "
+                "3 lần/tuần.\nTiêm tĩnh mạch 5 000 đvqt; sau đó truyền tĩnh mạch 18 đvqt/kg/giờ.")
+    assert row(rows, "Liều khởi đầu tiêm dưới").route == ["tiem_duoi_da"]
+    assert row(rows, "liều khởi đầu tiêm tĩnh").route == ["tiem_tinh_mach"]
+    assert row(rows, "Tiêm tĩnh mạch 5 000").text.endswith("18 đvqt/kg/giờ.")
+
+
+def test_the_usual_way_of_giving_said_under_an_indication_label_holds_for_the_labelled_doses_of_its_block():
+    # codein phosphat (sample-e, tuning): "Ho khan: Thường dùng dạng sirô." then "Người lớn ...: 10 - 20 mg/1 lần"
+    rows = read("Ho khan: Thường dùng dạng sirô.\n"
+                "Người lớn và trẻ em từ 12 tuổi trở lên: 10 - 20 mg/1 lần, 3 - 4 lần trong ngày.\n"
+                "Ỉa chảy cấp: Điều trị triệu chứng ngắn ngày, người lớn, 30 mg 3 - 4 lần mỗi ngày.")
+    assert row(rows, "Người lớn và trẻ em").route == ["uong"]
+    assert row(rows, "Ỉa chảy").route == []

@@ -653,8 +653,8 @@ class SectionReader:
         if kind_label is None:
             kind_label = next((lv.label for lv in self.stack if lv.ceiling), None)
         self.rows.append(self._row(chunk, start, piece.end, fields, body, kind_label))
-        if first and not doses and _GIVEN_BY.search(fold(body)):
-            given = routes_in(re.sub(r"\([^()]*\)", " ", body))
+        if first and not doses:
+            given = _given_by(body)
             if given:
                 kept = self.block_routes if self.block_routes_open else []
                 self.block_routes = kept + [r for r in given if r not in kept]
@@ -753,7 +753,20 @@ def _opens_for_a_group(piece: reading.Piece, body: str, doses: bool) -> bool:
 def _own_group_dose(clause: str) -> bool:
     """An unlabelled clause that gives a dose for a group of its own ("trẻ em 1 - 5 mg", "0,09 mg/kg/ngày cho
     trẻ từ 10 - 18 tuổi"): a statement of its own, not the rest of the one before."""
-    return reading.gives_dose(clause) and (read_fields(_head(clause)).has_group or _trailing_group(clause).has_group)
+    return reading.gives_dose(clause) and (read_fields(_head(clause)).has_group or _trailing_group(clause).has_group
+                                           or _own_route_dose(clause))
+
+
+def _own_route_dose(clause: str) -> bool:
+    """An unlabelled clause that opens on the way it gives its own dose ("...; liều khởi đầu tiêm tĩnh mạch 50
+    đơn vị/kg, 3 lần/tuần"): a statement of its own, with its own route, not more of the one before. A later step
+    ("; sau đó truyền ...") stays with its regimen."""
+    at = reading.first_amount(clause)
+    return (at is not None and bool(routes_in(clause[:at], window=4)) and not _NEXT_STEP.match(fold(clause))
+            and "other" not in routes_in(clause[:at], window=4))
+
+
+_NEXT_STEP = re.compile(r"\s*(?:sau do|roi|tiep theo|tiep do|sau)\b")
 
 
 _FOR_WHOM = re.compile(r"^\S*[\s,]*(?:\([^()]*\)\s*)?(?:cho|ở|đối với|dùng cho)\s+(?=(?:trẻ|người|bệnh nhân|sơ sinh|bệnh nhi))",
@@ -857,10 +870,26 @@ def _own_routes(body: str, doses: bool) -> list[str]:
     return found
 
 
-# A sentence of how the drug is given: a modal or "được dùng", then within a few words the way ("có thể tiêm dưới
-# da", "được dùng theo đường tiêm tĩnh mạch", "có thể dùng X, Y hoặc Z tiêm dưới da"); not a prohibition.
-_GIVEN_BY = re.compile(r"^(?!.*\bkhong (?:duoc|nen|the)\b).*\b(?:co the|duoc|phai|nen|can)(?:,? \w+){0,9}? "
-                       r"(?:tiem|truyen|uong|dat|nho|tra|boi|(?:theo|bang|qua) duong)\b")
+# A sentence of how the drug is given: a modal, "được dùng" or "thường dùng", then within a few words the way ("có
+# thể tiêm dưới da", "được dùng theo đường tiêm tĩnh mạch", "có thể dùng X, Y hoặc Z tiêm dưới da", "Thường dùng
+# dạng sirô"); not a prohibition.
+_GIVING = re.compile(r"\b(?:co the|duoc|phai|nen|can|thuong)\b")
+_PROHIBITION = re.compile(r"\bkhong (?:duoc|nen|the)\b")
+GIVEN_BY_WINDOW = 10  # words after the modal
+
+
+def _given_by(body: str) -> list[str]:
+    """The routes a sentence of how the drug is given names (brackets aside), or none."""
+    bare = re.sub(r"\([^()]*\)", " ", body)
+    folded = fold(bare)
+    if _PROHIBITION.search(folded):
+        return []
+    found: list[str] = []
+    for m in _GIVING.finditer(folded):
+        words = bare[m.start() :].split()
+        found += [r for r in routes_in(" ".join(words[: GIVEN_BY_WINDOW + 4]), window=GIVEN_BY_WINDOW + 1 + sum(
+            w.endswith(",") for w in words[: GIVEN_BY_WINDOW + 1])) if r not in found]  # a "," counts as a word
+    return found
 
 
 _LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-ZĐÀ-Ỹ])")
