@@ -303,3 +303,21 @@ def test_the_usual_way_of_giving_said_under_an_indication_label_holds_for_the_la
                 "Ỉa chảy cấp: Điều trị triệu chứng ngắn ngày, người lớn, 30 mg 3 - 4 lần mỗi ngày.")
     assert row(rows, "Người lớn và trẻ em").route == ["uong"]
     assert row(rows, "Ỉa chảy").route == []
+
+
+def test_a_dose_counted_in_vials_ampoules_or_sachets_is_a_dose_and_a_tube_is_not():
+    # huyết thanh kháng nọc rắn (sample-e, tuning): "... đa giá là 4 - 6 lọ; ..."
+    rows = read("Các liều bắt đầu được khuyên dùng cho người lớn là 4 - 6 lọ.\nUống 2 gói/ngày.\n"
+                "Cho thuốc qua 1 ống thông dạ dày.")
+    assert row(rows, "Các liều bắt đầu").kind == "dose"
+    assert row(rows, "Uống 2 gói").kind == "dose"
+    assert row(rows, "Cho thuốc qua").kind == "instruction"
+
+
+def test_a_statement_that_only_names_a_loading_dose_further_on_is_no_loading_dose():
+    # esmolol (sample-e, tuning): a remark on the regimen, no amount; gentamicin (sample book): a band's row that
+    # opens on "Liều nạp" is one
+    rows = read("Mỗi lần điều chỉnh liều đều gồm có một liều nạp (tấn công) và một liều duy trì.\n"
+                "Clcr < 20 ml/phút: Liều nạp (tấn công), sau đó theo dõi nồng độ thuốc trong huyết thanh.")
+    assert row(rows, "Mỗi lần").kind == "instruction"
+    assert row(rows, "Clcr < 20").kind == "loading_dose"

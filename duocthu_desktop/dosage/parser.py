@@ -1038,7 +1038,11 @@ def _kind(body: str, kind_label: str | None, f: Fields) -> str:
     label = fold(kind_label or "")
     doses = reading.gives_dose(body)
     loading = _LOADING.search(fold(_head(body)))
-    if _LOADING.search(label) or (loading and not _NOT_THIS.search(fold(_head(body))[: loading.start()])):
+    named = loading is not None and not _NOT_THIS.search(fold(_head(body))[: loading.start()])
+    # a statement that gives no amount is a loading dose when it opens on it ("Clcr < 20 ml/phút: Liều nạp (tấn
+    # công), sau đó ..."), not when it names one further on ("Mỗi lần ... đều gồm có một liều nạp và ...")
+    opens_on = loading is not None and len(fold(_head(body))[: loading.start()].split()) <= 1
+    if _LOADING.search(label) or (named and (doses or opens_on)):
         return "loading_dose"
     if reading.prepares(body) or reading.prepares(kind_label or "", label=True) or reading.equivalence(body):
         return "instruction"  # the amounts of making the solution up or of a salt's equivalence, not of dosing
