@@ -321,3 +321,12 @@ def test_a_statement_that_only_names_a_loading_dose_further_on_is_no_loading_dos
                 "Clcr < 20 ml/phút: Liều nạp (tấn công), sau đó theo dõi nồng độ thuốc trong huyết thanh.")
     assert row(rows, "Mỗi lần").kind == "instruction"
     assert row(rows, "Clcr < 20").kind == "loading_dose"
+
+
+def test_a_remark_that_names_the_way_of_giving_far_into_it_names_its_route_but_not_one_it_rules_out():
+    # erythropoietin (sample-e, tuning): the route in brackets is the one these patients cannot be given
+    rows = read("Đối với người bệnh chuẩn bị thẩm tách hoặc thẩm tách qua màng bụng (ở những người này không thể "
+                "đưa thuốc dễ dàng bằng đường tĩnh mạch) phải đưa thuốc và bằng đường tiêm dưới da.\n"
+                "Ở người bệnh suy tim nặng đã điều trị lâu ngày, không thể đưa thuốc bằng đường uống.")
+    assert row(rows, "Đối với người bệnh").route == ["tiem_duoi_da"]
+    assert row(rows, "Ở người bệnh suy tim").route == []

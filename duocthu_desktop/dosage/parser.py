@@ -846,6 +846,13 @@ def _own_routes(body: str, doses: bool) -> list[str]:
     """The routes a statement names for itself: near its start, in the clause that leads to its first dose
     ("... thì chuyển sang tiêm tĩnh mạch: 400 mg"), or just after a dose amount ("15 mg/kg uống")."""
     found = routes_in(body, window=OWN_ROUTE_WINDOW if doses else OWN_ROUTE_WINDOW * 2)
+    if not doses:
+        # "..., phải đưa thuốc bằng đường tiêm dưới da": the way a remark names as the way of giving, anywhere
+        # in it (not in brackets, not in a clause that rules it out)
+        for clause in re.split(r"[,;]", re.sub(r"\([^()]*\)", " ", body)):
+            way = _BY_WAY.search(clause)
+            if way and not _PROHIBITION.search(fold(clause)) and not _NEGATED_WAY.search(fold(clause)):
+                found += [r for r in routes_in(clause[way.start() :], window=4) if r not in found]
     at = reading.first_amount(body)
     head = body[:at] if at is not None else body
     if doses and head != body:
@@ -890,6 +897,10 @@ def _given_by(body: str) -> list[str]:
         found += [r for r in routes_in(" ".join(words[: GIVEN_BY_WINDOW + 4]), window=GIVEN_BY_WINDOW + 1 + sum(
             w.endswith(",") for w in words[: GIVEN_BY_WINDOW + 1])) if r not in found]  # a "," counts as a word
     return found
+
+
+_BY_WAY = re.compile(r"\b(?:bằng|theo|qua) đường\s", re.I)
+_NEGATED_WAY = re.compile(r"\bkhong\b")
 
 
 _LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-ZĐÀ-Ỹ])")
