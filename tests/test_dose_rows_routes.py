@@ -330,3 +330,15 @@ def test_a_remark_that_names_the_way_of_giving_far_into_it_names_its_route_but_n
                 "Ở người bệnh suy tim nặng đã điều trị lâu ngày, không thể đưa thuốc bằng đường uống.")
     assert row(rows, "Đối với người bệnh").route == ["tiem_duoi_da"]
     assert row(rows, "Ở người bệnh suy tim").route == []
+
+
+def test_the_way_a_blocks_dose_named_holds_for_its_later_doses_that_name_none_but_not_for_another_groups():
+    # carbamazepin (sample-e, tuning): "Liều cho trẻ em từ 6 đến 12 tuổi:" then "Bắt đầu uống ...", then a paragraph
+    # of its ceiling; a group label opening a paragraph ("Trẻ em: ...") does not take the adults' way
+    rows = read("Liều cho trẻ em từ 6 đến 12 tuổi:\n"
+                "Bắt đầu uống 100 mg, 2 lần/ngày và cứ sau một tuần lại tăng thêm 100 mg.\n"
+                "Liều dùng không được quá 1 000 mg/ngày.\n"
+                "Viêm màng não:\nNgười lớn: 2 g tiêm truyền tĩnh mạch, cách 12 giờ/lần.\n"
+                "Trẻ em, từ sơ sinh đến 12 tuổi: 100 mg/kg/ngày, cho 1 lần/ngày.")
+    assert row(rows, "Liều dùng không").route == ["uong"]
+    assert row(rows, "Trẻ em, từ sơ sinh").route == []

@@ -277,6 +277,9 @@ class SectionReader:
         # add up: the doses after them may be given by either
         self.block_routes: list[str] = []
         self.block_routes_open = False
+        # the routes the doses of the block named in their own words so far ("Bắt đầu uống 100 - 200 mg ..."): a
+        # dose of a later paragraph of the block that names none, under no route heading, is given by them
+        self.block_dose_routes: list[str] = []
 
     # ---- the heading stack ---------------------------------------------------------------------------
 
@@ -295,6 +298,7 @@ class SectionReader:
             self.block_group = None
         if kind not in ("qualifier", "note") and (not inline or kind in ("generic", "indication")):
             self.block_routes = []  # a new topic of a regimen ("Đáp ứng không thỏa đáng ...:") keeps them
+            self.block_dose_routes = []
         if kind == "generic":
             # starts over, but not under the labels of its own statement ("Tăng huyết áp: Liều thường dùng: ...")
             self.stack = [lv for lv in self.stack if lv.piece == self.piece_no and lv.inline]
@@ -435,6 +439,7 @@ class SectionReader:
             # the extractor glued to it; the group its sentences named does not cross it
             self.block_group = None
             self.block_routes = []
+            self.block_dose_routes = []
 
     def _heading(self, kind: str, words: str, f: Fields, inline: bool, paragraph_only: bool = False,
                  soft: bool = False) -> None:
@@ -526,6 +531,8 @@ class SectionReader:
             self.stack = [lv for lv in self.stack if not (lv.dim == "indication" and lv.soft)]
         for lab in piece.labels:
             kind, f = classify(lab.text)
+            if first and kind == "group":
+                self.block_dose_routes = []  # another group's doses ("Trẻ em: ..." after "Người lớn: Uống ..."): not its way
             if heading_only:
                 kind = _heading_kind(kind, lab.text, f)
             if kind == "indication" and labelled_indication:
@@ -643,8 +650,13 @@ class SectionReader:
                 and any(m.re is reading.DOSE for m in reading._amounts(body))):
             new_carry = replace(new_carry, routes=list(self.block_routes))  # the route its block was given
             self.block_routes_open = False
+        elif (doses and not (label_routes or own.routes or carry.routes or inherited.routes) and self.block_dose_routes
+              and any(m.re is reading.DOSE for m in reading._amounts(body))):
+            new_carry = replace(new_carry, routes=list(self.block_dose_routes))
         elif doses:
             self.block_routes_open = False
+        if doses and (label_routes or own.routes):
+            self.block_dose_routes += [r for r in label_routes + own.routes if r not in self.block_dose_routes]
         routes = _merge_routes(label_routes, own.routes, new_carry.routes or inherited.routes)
         if label_routes or own.routes:
             new_carry = replace(new_carry, routes=routes)
