@@ -280,6 +280,9 @@ class SectionReader:
         # the routes the doses of the block named in their own words so far ("Bắt đầu uống 100 - 200 mg ..."): a
         # dose of a later paragraph of the block that names none, under no route heading, is given by them
         self.block_dose_routes: list[str] = []
+        # the last paragraph read named an impaired organ by a label of no other group ("Người suy thận: ... theo
+        # bảng sau:"): a table right after it is that organ's band of the drug, not the group or indication above
+        self.organ_label_before = False
 
     # ---- the heading stack ---------------------------------------------------------------------------
 
@@ -389,6 +392,7 @@ class SectionReader:
 
     def _paragraph(self, chunk: Chunk, start: int, end: int, table_intro: bool = False) -> None:
         text = chunk.text
+        self.organ_label_before = False
         merged = _merged_heading(text, start, end)
         standalone = merged is None and _standalone_heading(text, start, end) and not reading.DOSE.search(
             text[start:end])
@@ -531,6 +535,8 @@ class SectionReader:
             self.stack = [lv for lv in self.stack if not (lv.dim == "indication" and lv.soft)]
         for lab in piece.labels:
             kind, f = classify(lab.text)
+            if kind == "group" and _is_organ(f) and f.population is None and f.age is None and f.weight is None:
+                self.organ_label_before = True
             if first and kind == "group":
                 self.block_dose_routes = []  # another group's doses ("Trẻ em: ..." after "Người lớn: Uống ..."): not its way
             if heading_only:
@@ -711,6 +717,8 @@ class SectionReader:
 
     def _table_row(self, chunk: Chunk) -> None:
         f = self.inherited()
+        if self.organ_label_before:
+            f = replace(f, population=None, age=None, weight=None, indication=None)
         header = chunk.text.split("\n", 1)[0]
         if renal_in(header, label=True) is not None or names_renal(header) or "creatinin" in fold(header):
             f = replace(f, renal=f.renal or RenalBand())
