@@ -342,3 +342,12 @@ def test_the_way_a_blocks_dose_named_holds_for_its_later_doses_that_name_none_bu
                 "Trẻ em, từ sơ sinh đến 12 tuổi: 100 mg/kg/ngày, cho 1 lần/ngày.")
     assert row(rows, "Liều dùng không").route == ["uong"]
     assert row(rows, "Trẻ em, từ sơ sinh").route == []
+
+
+def test_a_clause_after_a_semicolon_that_names_its_own_case_and_dose_is_a_statement_of_its_own():
+    # huyết thanh kháng nọc rắn (sample-e, tuning): each product's dose stands with that product's words only
+    rows = read("Các liều bắt đầu phụ thuộc vào từng loại huyết thanh: với huyết thanh đa giá là 4 - 6 lọ; với "
+                "huyết thanh đơn giá là 3 - 5 lọ.\nUống 500 mg/lần; với liều này, ngày 2 lần.")
+    assert row(rows, "Các liều").text.endswith("4 - 6 lọ")
+    assert row(rows, "với huyết thanh đơn giá").kind == "dose"
+    assert row(rows, "Uống 500").text.endswith("ngày 2 lần.")

@@ -774,7 +774,14 @@ def _own_group_dose(clause: str) -> bool:
     """An unlabelled clause that gives a dose for a group of its own ("trẻ em 1 - 5 mg", "0,09 mg/kg/ngày cho
     trẻ từ 10 - 18 tuổi"): a statement of its own, not the rest of the one before."""
     return reading.gives_dose(clause) and (read_fields(_head(clause)).has_group or _trailing_group(clause).has_group
-                                           or _own_route_dose(clause))
+                                           or _own_route_dose(clause) or _own_case_dose(clause))
+
+
+def _own_case_dose(clause: str) -> bool:
+    """"...: với X là 4 - 6 lọ; với Y là 3 - 5 lọ": after a ";", a clause that names its own case (a product, a
+    form) and gives that case's dose is a statement of its own, so the case's words stand with its dose only."""
+    return reading.first_amount(clause) is not None and re.match(r"\s*(?:với|đối với) (?!(?:liều|mỗi|lần)\b)",
+                                                                 clause, re.I) is not None
 
 
 def _own_route_dose(clause: str) -> bool:
