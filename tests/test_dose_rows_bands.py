@@ -84,3 +84,21 @@ def test_children_from_birth_up_to_an_age_in_years_are_children_and_a_patch_is_i
     assert row(rows, "Trẻ sơ sinh cho đến").population == "tre_em"
     assert row(rows, "Trẻ sơ sinh cho tới").population == "so_sinh"
     assert row(rows, "Khi dùng").route == ["other"]
+
+
+def test_a_renal_table_after_a_paragraph_labelled_by_the_impaired_organ_is_the_drugs_band_not_the_group_above():
+    # cefadroxil (sample-e, tuning): "Trẻ em:" heading, its indications, then "Người cao tuổi: ... Người suy thận:
+    # Đối với người suy thận, ... theo bảng:" and the Clcr table
+    from duocthu_desktop.dosage.parser import read_section
+    from tests.test_dosing_parser import chunk
+
+    rows = read_section("thuoc_a", [
+        chunk("Trẻ em:\nViêm họng: 30 mg/kg/ngày uống 1 lần.\nNgười cao tuổi: Cần kiểm tra chức năng thận. "
+              "Người suy thận: Đối với người suy thận, có thể điều trị với liều khởi đầu 500 mg.", 0),
+        chunk("Clcr | Liều duy trì\n10 - 25 ml/phút | 500 mg, cách 24 giờ/lần", 1, table=True),
+        chunk("Trẻ em:\nLiều theo độ thanh thải creatinin như sau:", 2),
+        chunk("Clcr | Liều\n10 - 50 | 250 mg", 3, table=True),
+    ])
+    first, second = [r for r in rows if r.quarantined]
+    assert (first.population, first.indication) == (None, None) and first.renal is not None
+    assert second.population == "tre_em"  # no organ's label before it: the table is under the group heading

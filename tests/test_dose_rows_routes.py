@@ -256,3 +256,98 @@ def test_a_sentence_about_its_group_names_its_route_anywhere_when_nothing_above_
                 "tiêm dưới da để chữa thiếu máu triệu chứng.")
     assert set(row(rows, "Trẻ em").route) == {"uong", "truyen_tinh_mach"}
     assert row(rows, "Ở người lớn").route == ["tiem_duoi_da"]
+
+
+def test_a_sentence_of_how_the_drug_is_given_opening_a_paragraph_gives_its_route_to_the_later_doses_of_its_block():
+    # erythropoietin (sample-e, tuning): "Epoetin alpha: Có thể tiêm dưới da hoặc tiêm tĩnh mạch ...", "Epoetin
+    # zeta: Có thể tiêm tĩnh mạch." then doses naming no route; a remark with no amount takes none; an indication
+    # heading ends the block, and a later such sentence after doses starts afresh
+    rows = read("Thiếu máu ở người bệnh suy thận mạn tính:\n"
+                "Epoetin alpha: Có thể tiêm dưới da hoặc tiêm tĩnh mạch trong tối thiểu 1 phút.\n"
+                "Epoetin zeta: Có thể tiêm tĩnh mạch.\n"
+                "Liều người lớn đang thẩm tách máu: Liều khởi đầu mỗi lần là 50 đơn vị/kg, tuần 3 lần.\n"
+                "Đáp ứng không thỏa đáng: Nếu người bệnh không đạt được mức đích thì không tiếp tục tăng liều.\n"
+                "Tổng liều duy trì hàng tuần là 75 - 300 đơn vị/kg, chia thành 3 liều nhỏ.\n"
+                "Nhóm này dùng ngày 1 lần thuận tiện hơn.\n"
+                "Liều trẻ em: Thuốc có thể dùng tiêm tĩnh mạch cho trẻ em đang thẩm tách máu.\n"
+                "Người bệnh < 10 kg: 225 - 450 đơn vị/kg.\n"
+                "Thiếu máu do hóa trị liệu ung thư:\n"
+                "Liều khởi đầu là 150 đơn vị/kg, 3 lần/tuần.")
+    assert set(row(rows, "Liều người lớn").route) == {"tiem_duoi_da", "tiem_tinh_mach"}
+    assert set(row(rows, "Tổng liều duy trì").route) == {"tiem_duoi_da", "tiem_tinh_mach"}
+    assert row(rows, "Đáp ứng không").route == []
+    assert row(rows, "Nhóm này").route == []
+    assert row(rows, "Người bệnh < 10").route == ["tiem_tinh_mach"]
+    assert row(rows, "Liều khởi đầu là 150").route == []
+
+
+def test_a_prohibition_of_a_way_of_giving_opening_a_paragraph_gives_no_route_to_the_doses_after_it():
+    rows = read("Không được tiêm bắp thuốc này.\nLiều khởi đầu là 150 đơn vị/kg, 3 lần/tuần.")
+    assert row(rows, "Liều khởi đầu").route == []
+
+
+def test_a_clause_after_a_semicolon_that_opens_on_its_own_route_and_dose_is_a_statement_of_its_own():
+    # erythropoietin, cloxacilin (sample-e, tuning): "Liều khởi đầu tiêm dưới da ...; liều khởi đầu tiêm tĩnh mạch
+    # ...", "... tiêm bắp 250 - 500 mg cứ 6 giờ một lần; tiêm tĩnh mạch chậm 250 - 500 mg ..."; a later step stays
+    rows = read("Liều khởi đầu tiêm dưới da 50 đơn vị/kg, 2 lần/tuần; liều khởi đầu tiêm tĩnh mạch 50 đơn vị/kg, "
+                "3 lần/tuần.\nTiêm tĩnh mạch 5 000 đvqt; sau đó truyền tĩnh mạch 18 đvqt/kg/giờ.")
+    assert row(rows, "Liều khởi đầu tiêm dưới").route == ["tiem_duoi_da"]
+    assert row(rows, "liều khởi đầu tiêm tĩnh").route == ["tiem_tinh_mach"]
+    assert row(rows, "Tiêm tĩnh mạch 5 000").text.endswith("18 đvqt/kg/giờ.")
+
+
+def test_the_usual_way_of_giving_said_under_an_indication_label_holds_for_the_labelled_doses_of_its_block():
+    # codein phosphat (sample-e, tuning): "Ho khan: Thường dùng dạng sirô." then "Người lớn ...: 10 - 20 mg/1 lần"
+    rows = read("Ho khan: Thường dùng dạng sirô.\n"
+                "Người lớn và trẻ em từ 12 tuổi trở lên: 10 - 20 mg/1 lần, 3 - 4 lần trong ngày.\n"
+                "Ỉa chảy cấp: Điều trị triệu chứng ngắn ngày, người lớn, 30 mg 3 - 4 lần mỗi ngày.")
+    assert row(rows, "Người lớn và trẻ em").route == ["uong"]
+    assert row(rows, "Ỉa chảy").route == []
+
+
+def test_a_dose_counted_in_vials_ampoules_or_sachets_is_a_dose_and_a_tube_is_not():
+    # huyết thanh kháng nọc rắn (sample-e, tuning): "... đa giá là 4 - 6 lọ; ..."
+    rows = read("Các liều bắt đầu được khuyên dùng cho người lớn là 4 - 6 lọ.\nUống 2 gói/ngày.\n"
+                "Cho thuốc qua 1 ống thông dạ dày.")
+    assert row(rows, "Các liều bắt đầu").kind == "dose"
+    assert row(rows, "Uống 2 gói").kind == "dose"
+    assert row(rows, "Cho thuốc qua").kind == "instruction"
+
+
+def test_a_statement_that_only_names_a_loading_dose_further_on_is_no_loading_dose():
+    # esmolol (sample-e, tuning): a remark on the regimen, no amount; gentamicin (sample book): a band's row that
+    # opens on "Liều nạp" is one
+    rows = read("Mỗi lần điều chỉnh liều đều gồm có một liều nạp (tấn công) và một liều duy trì.\n"
+                "Clcr < 20 ml/phút: Liều nạp (tấn công), sau đó theo dõi nồng độ thuốc trong huyết thanh.")
+    assert row(rows, "Mỗi lần").kind == "instruction"
+    assert row(rows, "Clcr < 20").kind == "loading_dose"
+
+
+def test_a_remark_that_names_the_way_of_giving_far_into_it_names_its_route_but_not_one_it_rules_out():
+    # erythropoietin (sample-e, tuning): the route in brackets is the one these patients cannot be given
+    rows = read("Đối với người bệnh chuẩn bị thẩm tách hoặc thẩm tách qua màng bụng (ở những người này không thể "
+                "đưa thuốc dễ dàng bằng đường tĩnh mạch) phải đưa thuốc và bằng đường tiêm dưới da.\n"
+                "Ở người bệnh suy tim nặng đã điều trị lâu ngày, không thể đưa thuốc bằng đường uống.")
+    assert row(rows, "Đối với người bệnh").route == ["tiem_duoi_da"]
+    assert row(rows, "Ở người bệnh suy tim").route == []
+
+
+def test_the_way_a_blocks_dose_named_holds_for_its_later_doses_that_name_none_but_not_for_another_groups():
+    # carbamazepin (sample-e, tuning): "Liều cho trẻ em từ 6 đến 12 tuổi:" then "Bắt đầu uống ...", then a paragraph
+    # of its ceiling; a group label opening a paragraph ("Trẻ em: ...") does not take the adults' way
+    rows = read("Liều cho trẻ em từ 6 đến 12 tuổi:\n"
+                "Bắt đầu uống 100 mg, 2 lần/ngày và cứ sau một tuần lại tăng thêm 100 mg.\n"
+                "Liều dùng không được quá 1 000 mg/ngày.\n"
+                "Viêm màng não:\nNgười lớn: 2 g tiêm truyền tĩnh mạch, cách 12 giờ/lần.\n"
+                "Trẻ em, từ sơ sinh đến 12 tuổi: 100 mg/kg/ngày, cho 1 lần/ngày.")
+    assert row(rows, "Liều dùng không").route == ["uong"]
+    assert row(rows, "Trẻ em, từ sơ sinh").route == []
+
+
+def test_a_clause_after_a_semicolon_that_names_its_own_case_and_dose_is_a_statement_of_its_own():
+    # huyết thanh kháng nọc rắn (sample-e, tuning): each product's dose stands with that product's words only
+    rows = read("Các liều bắt đầu phụ thuộc vào từng loại huyết thanh: với huyết thanh đa giá là 4 - 6 lọ; với "
+                "huyết thanh đơn giá là 3 - 5 lọ.\nUống 500 mg/lần; với liều này, ngày 2 lần.")
+    assert row(rows, "Các liều").text.endswith("4 - 6 lọ")
+    assert row(rows, "với huyết thanh đơn giá").kind == "dose"
+    assert row(rows, "Uống 500").text.endswith("ngày 2 lần.")

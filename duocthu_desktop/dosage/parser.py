@@ -270,6 +270,19 @@ class SectionReader:
         # the group a statement named in its own words ("Ở người lớn đang dùng hóa trị liệu ..."): it holds for the
         # later paragraphs of its block until another group is named or a heading or label starts a new block
         self.block_group: Fields | None = None
+        # the routes a paragraph opened with a sentence of how the drug is given, no dose ("Có thể tiêm dưới da
+        # hoặc tiêm tĩnh mạch ...", "... có thể dùng X tiêm dưới da để chữa ..."): they hold for the doses of the
+        # later paragraphs of its block that name no route, until a heading or another such sentence. Such
+        # sentences in a row with no dose between them ("X: Có thể tiêm dưới da ...", "Y: Có thể tiêm tĩnh mạch.")
+        # add up: the doses after them may be given by either
+        self.block_routes: list[str] = []
+        self.block_routes_open = False
+        # the routes the doses of the block named in their own words so far ("Bắt đầu uống 100 - 200 mg ..."): a
+        # dose of a later paragraph of the block that names none, under no route heading, is given by them
+        self.block_dose_routes: list[str] = []
+        # the last paragraph read named an impaired organ by a label of no other group ("Người suy thận: ... theo
+        # bảng sau:"): a table right after it is that organ's band of the drug, not the group or indication above
+        self.organ_label_before = False
 
     # ---- the heading stack ---------------------------------------------------------------------------
 
@@ -286,6 +299,9 @@ class SectionReader:
         opened an earlier statement, and holds on top of the headings until the next heading."""
         if kind in ("generic", "group", "indication") or (kind == "route" and not inline):
             self.block_group = None
+        if kind not in ("qualifier", "note") and (not inline or kind in ("generic", "indication")):
+            self.block_routes = []  # a new topic of a regimen ("Đáp ứng không thỏa đáng ...:") keeps them
+            self.block_dose_routes = []
         if kind == "generic":
             # starts over, but not under the labels of its own statement ("Tăng huyết áp: Liều thường dùng: ...")
             self.stack = [lv for lv in self.stack if lv.piece == self.piece_no and lv.inline]
@@ -376,6 +392,7 @@ class SectionReader:
 
     def _paragraph(self, chunk: Chunk, start: int, end: int, table_intro: bool = False) -> None:
         text = chunk.text
+        self.organ_label_before = False
         merged = _merged_heading(text, start, end)
         standalone = merged is None and _standalone_heading(text, start, end) and not reading.DOSE.search(
             text[start:end])
@@ -425,6 +442,8 @@ class SectionReader:
             # "... (tối đa 60 000 đơn vị). Người bệnh phẫu thuật": a paragraph ending on no stop ends on a heading
             # the extractor glued to it; the group its sentences named does not cross it
             self.block_group = None
+            self.block_routes = []
+            self.block_dose_routes = []
 
     def _heading(self, kind: str, words: str, f: Fields, inline: bool, paragraph_only: bool = False,
                  soft: bool = False) -> None:
@@ -516,6 +535,10 @@ class SectionReader:
             self.stack = [lv for lv in self.stack if not (lv.dim == "indication" and lv.soft)]
         for lab in piece.labels:
             kind, f = classify(lab.text)
+            if kind == "group" and _is_organ(f) and f.population is None and f.age is None and f.weight is None:
+                self.organ_label_before = True
+            if first and kind == "group":
+                self.block_dose_routes = []  # another group's doses ("Trẻ em: ..." after "Người lớn: Uống ..."): not its way
             if heading_only:
                 kind = _heading_kind(kind, lab.text, f)
             if kind == "indication" and labelled_indication:
@@ -629,6 +652,17 @@ class SectionReader:
         if first and own.has_group and not piece.labels and _OPENS_ON_GROUP.match(fold(body)):
             # the group only: its bounds ("dưới 3 tuổi") are the sentence's, a later band prints its own
             self.block_group = Fields(population=new_carry.population) if new_carry.population else None
+        if (doses and not (label_routes or own.routes or carry.routes) and self.block_routes
+                and any(m.re is reading.DOSE for m in reading._amounts(body))):
+            new_carry = replace(new_carry, routes=list(self.block_routes))  # the route its block was given
+            self.block_routes_open = False
+        elif (doses and not (label_routes or own.routes or carry.routes or inherited.routes) and self.block_dose_routes
+              and any(m.re is reading.DOSE for m in reading._amounts(body))):
+            new_carry = replace(new_carry, routes=list(self.block_dose_routes))
+        elif doses:
+            self.block_routes_open = False
+        if doses and (label_routes or own.routes):
+            self.block_dose_routes += [r for r in label_routes + own.routes if r not in self.block_dose_routes]
         routes = _merge_routes(label_routes, own.routes, new_carry.routes or inherited.routes)
         if label_routes or own.routes:
             new_carry = replace(new_carry, routes=routes)
@@ -637,6 +671,12 @@ class SectionReader:
         if kind_label is None:
             kind_label = next((lv.label for lv in self.stack if lv.ceiling), None)
         self.rows.append(self._row(chunk, start, piece.end, fields, body, kind_label))
+        if first and not doses:
+            given = _given_by(body)
+            if given:
+                kept = self.block_routes if self.block_routes_open else []
+                self.block_routes = kept + [r for r in given if r not in kept]
+                self.block_routes_open = True
         # what a sentence with no dose says of itself (a warning, a general remark) is not carried on
         if not doses and not label_fields.has_group and not label_fields.renal and not own.indication:
             opening = routes_in(body, window=2)
@@ -677,6 +717,8 @@ class SectionReader:
 
     def _table_row(self, chunk: Chunk) -> None:
         f = self.inherited()
+        if self.organ_label_before:
+            f = replace(f, population=None, age=None, weight=None, indication=None)
         header = chunk.text.split("\n", 1)[0]
         if renal_in(header, label=True) is not None or names_renal(header) or "creatinin" in fold(header):
             f = replace(f, renal=f.renal or RenalBand())
@@ -731,7 +773,27 @@ def _opens_for_a_group(piece: reading.Piece, body: str, doses: bool) -> bool:
 def _own_group_dose(clause: str) -> bool:
     """An unlabelled clause that gives a dose for a group of its own ("trẻ em 1 - 5 mg", "0,09 mg/kg/ngày cho
     trẻ từ 10 - 18 tuổi"): a statement of its own, not the rest of the one before."""
-    return reading.gives_dose(clause) and (read_fields(_head(clause)).has_group or _trailing_group(clause).has_group)
+    return reading.gives_dose(clause) and (read_fields(_head(clause)).has_group or _trailing_group(clause).has_group
+                                           or _own_route_dose(clause) or _own_case_dose(clause))
+
+
+def _own_case_dose(clause: str) -> bool:
+    """"...: với X là 4 - 6 lọ; với Y là 3 - 5 lọ": after a ";", a clause that names its own case (a product, a
+    form) and gives that case's dose is a statement of its own, so the case's words stand with its dose only."""
+    return reading.first_amount(clause) is not None and re.match(r"\s*(?:với|đối với) (?!(?:liều|mỗi|lần)\b)",
+                                                                 clause, re.I) is not None
+
+
+def _own_route_dose(clause: str) -> bool:
+    """An unlabelled clause that opens on the way it gives its own dose ("...; liều khởi đầu tiêm tĩnh mạch 50
+    đơn vị/kg, 3 lần/tuần"): a statement of its own, with its own route, not more of the one before. A later step
+    ("; sau đó truyền ...") stays with its regimen."""
+    at = reading.first_amount(clause)
+    return (at is not None and bool(routes_in(clause[:at], window=4)) and not _NEXT_STEP.match(fold(clause))
+            and "other" not in routes_in(clause[:at], window=4))
+
+
+_NEXT_STEP = re.compile(r"\s*(?:sau do|roi|tiep theo|tiep do|sau)\b")
 
 
 _FOR_WHOM = re.compile(r"^\S*[\s,]*(?:\([^()]*\)\s*)?(?:cho|ở|đối với|dùng cho)\s+(?=(?:trẻ|người|bệnh nhân|sơ sinh|bệnh nhi))",
@@ -811,6 +873,13 @@ def _own_routes(body: str, doses: bool) -> list[str]:
     """The routes a statement names for itself: near its start, in the clause that leads to its first dose
     ("... thì chuyển sang tiêm tĩnh mạch: 400 mg"), or just after a dose amount ("15 mg/kg uống")."""
     found = routes_in(body, window=OWN_ROUTE_WINDOW if doses else OWN_ROUTE_WINDOW * 2)
+    if not doses:
+        # "..., phải đưa thuốc bằng đường tiêm dưới da": the way a remark names as the way of giving, anywhere
+        # in it (not in brackets, not in a clause that rules it out)
+        for clause in re.split(r"[,;]", re.sub(r"\([^()]*\)", " ", body)):
+            way = _BY_WAY.search(clause)
+            if way and not _PROHIBITION.search(fold(clause)) and not _NEGATED_WAY.search(fold(clause)):
+                found += [r for r in routes_in(clause[way.start() :], window=4) if r not in found]
     at = reading.first_amount(body)
     head = body[:at] if at is not None else body
     if doses and head != body:
@@ -833,6 +902,32 @@ def _own_routes(body: str, doses: bool) -> list[str]:
                     found += [r for r in routes_in(before) if r not in found]
             prev_end = m.end()
     return found
+
+
+# A sentence of how the drug is given: a modal, "được dùng" or "thường dùng", then within a few words the way ("có
+# thể tiêm dưới da", "được dùng theo đường tiêm tĩnh mạch", "có thể dùng X, Y hoặc Z tiêm dưới da", "Thường dùng
+# dạng sirô"); not a prohibition.
+_GIVING = re.compile(r"\b(?:co the|duoc|phai|nen|can|thuong)\b")
+_PROHIBITION = re.compile(r"\bkhong (?:duoc|nen|the)\b")
+GIVEN_BY_WINDOW = 10  # words after the modal
+
+
+def _given_by(body: str) -> list[str]:
+    """The routes a sentence of how the drug is given names (brackets aside), or none."""
+    bare = re.sub(r"\([^()]*\)", " ", body)
+    folded = fold(bare)
+    if _PROHIBITION.search(folded):
+        return []
+    found: list[str] = []
+    for m in _GIVING.finditer(folded):
+        words = bare[m.start() :].split()
+        found += [r for r in routes_in(" ".join(words[: GIVEN_BY_WINDOW + 4]), window=GIVEN_BY_WINDOW + 1 + sum(
+            w.endswith(",") for w in words[: GIVEN_BY_WINDOW + 1])) if r not in found]  # a "," counts as a word
+    return found
+
+
+_BY_WAY = re.compile(r"\b(?:bằng|theo|qua) đường\s", re.I)
+_NEGATED_WAY = re.compile(r"\bkhong\b")
 
 
 _LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-ZĐÀ-Ỹ])")
@@ -981,7 +1076,11 @@ def _kind(body: str, kind_label: str | None, f: Fields) -> str:
     label = fold(kind_label or "")
     doses = reading.gives_dose(body)
     loading = _LOADING.search(fold(_head(body)))
-    if _LOADING.search(label) or (loading and not _NOT_THIS.search(fold(_head(body))[: loading.start()])):
+    named = loading is not None and not _NOT_THIS.search(fold(_head(body))[: loading.start()])
+    # a statement that gives no amount is a loading dose when it opens on it ("Clcr < 20 ml/phút: Liều nạp (tấn
+    # công), sau đó ..."), not when it names one further on ("Mỗi lần ... đều gồm có một liều nạp và ...")
+    opens_on = loading is not None and len(fold(_head(body))[: loading.start()].split()) <= 1
+    if _LOADING.search(label) or (named and (doses or opens_on)):
         return "loading_dose"
     if reading.prepares(body) or reading.prepares(kind_label or "", label=True) or reading.equivalence(body):
         return "instruction"  # the amounts of making the solution up or of a salt's equivalence, not of dosing

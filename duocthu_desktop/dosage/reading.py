@@ -17,6 +17,8 @@ from duocthu_desktop.text import fold
 # A dose amount: where the description of a group ends and its dose begins.
 DOSE = re.compile(
     r"\d+(?:,\d+)?\s*(?:mg|g|microgam|mcg|µg|ml(?!\s*/\s*ph)|đơn vị|đvqt|đv|UI|IU|viên|giọt|mmol|%)(?!\w)"
+    # a dose counted in the packs it comes in: vials, ampoules, sachets ("4 - 6 lọ"), not a tube ("ống thông")
+    r"|\d+(?:,\d+)?\s*(?:lọ|ống|gói)(?!\w)(?!\s+(?:thông|nghiệm|chứa|có|\d))"
     r"|(?<=dải )\d+(?:,\d+)?\s*cm(?!\w)",  # "bôi một dải 1,3 cm": an ointment's amount by length
     re.I,
 )
