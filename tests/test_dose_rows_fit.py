@@ -230,3 +230,28 @@ def test_a_patient_on_one_kind_of_dialysis_gets_its_row_not_the_other_kinds() ->
     assert _texts(belly.rows) == [rows[1].text]
     either = choose(rows, Patient(dialysis=True, renal_impairment=True, question="đang thẩm phân, liều?"))
     assert _texts(either.rows) == _texts(rows)
+
+
+WEIGHT_OR_KIDNEY = (
+    "Uống:\n"
+    "Liều thông thường người lớn 16 - 64 tuổi 50 kg, chức năng thận bình thường, tiếp sau liệu pháp tiêm: "
+    "Khởi đầu 20 mg, tiếp theo là 10 mg cho tới 4 lần mỗi ngày.\n"
+    "Người bệnh < 50 kg và/hoặc chức năng thận suy giảm: 10 mg cho tới 4 lần/ngày, cách 4 - 6 giờ/lần."
+)
+
+
+def test_a_patient_in_a_weight_or_kidney_band_by_weight_is_not_dosed_for_normal_kidneys() -> None:
+    rows = read(WEIGHT_OR_KIDNEY)
+    fit = choose(rows, Patient(route="uong", weight_kg=45))
+    texts = _texts(fit.rows)
+    assert any(t.startswith("Người bệnh < 50 kg") for t in texts)
+    assert not any("Khởi đầu 20 mg" in t for t in texts)
+
+
+def test_a_kidney_patient_heavier_than_the_weight_bound_is_in_the_weight_or_kidney_band() -> None:
+    rows = read(WEIGHT_OR_KIDNEY)
+    fit = choose(rows, Patient(route="uong", population="nguoi_lon", age_years=50, weight_kg=60,
+                               renal_impairment=True))
+    texts = _texts(fit.rows)
+    assert any(t.startswith("Người bệnh < 50 kg") for t in texts)
+    assert not any("Khởi đầu 20 mg" in t for t in texts)

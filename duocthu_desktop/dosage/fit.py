@@ -237,6 +237,27 @@ def _renal_or_weight(row: DoseRow, p: Patient) -> bool:
     return _within(p.weight_kg, row.weight_kg.min, row.weight_kg.max)
 
 
+_NORMAL_KIDNEYS = re.compile(r"(?:chức năng )?thận bình thường", re.I)
+
+
+def _for_normal_kidneys(row: DoseRow) -> bool:
+    """The row's own label ("Liều thông thường người lớn ..., chức năng thận bình thường, ...: ...") draws its band
+    by normal kidney function."""
+    head, colon, _ = row.text.partition(":")
+    return bool(colon and len(head) <= 200 and _NORMAL_KIDNEYS.search(head))
+
+
+def _in_band_by_kidney(row: DoseRow, p: Patient) -> bool:
+    """The other half of a weight-and/or-kidney band: a kidney patient this renal row fits is in it whatever his
+    weight ("Người bệnh < 50 kg và/hoặc có chức năng thận bị suy giảm" doses a 60 kg patient with impaired
+    kidneys); his age and group are still compared."""
+    if row.renal is None or row.weight_kg is None or p.weight_kg is None or fits_renal(row, p) is not True:
+        return False
+    head, colon, _ = row.text.partition(":")
+    labels = [*row.headings, head if colon and len(head) <= 120 else ""]
+    return any(_WEIGHT_OR_KIDNEY.search(label) for label in labels) and fits_group(row, replace(p, weight_kg=None))
+
+
 def _within(value: float, lo: float | None, hi: float | None) -> bool:
     return (lo is None or value >= lo - 1e-9) and (hi is None or value <= hi + 1e-9)
 
@@ -303,6 +324,10 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         candidates = _by_dialysis_kind(_by_clearance(renal, p), p)
     else:
         candidates = [r for r in candidates if r.renal is None or fits_renal(r, p) or r in by_weight]
+        if by_weight:
+            # the patient is in the "< 50 kg và/hoặc thận suy giảm" band by his weight: the band the book draws
+            # beside it for normal kidneys ("..., chức năng thận bình thường: Khởi đầu 20 mg") is not his
+            candidates = [r for r in candidates if r in by_weight or not _for_normal_kidneys(r)]
         if p.clcr is not None:
             fit.notes.append("Dược thư không ghi mức điều chỉnh liều theo Clcr ở phần liều lượng; "
                              "dưới đây là liều sách ghi, cần đối chiếu phần Thận trọng.")
@@ -325,7 +350,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         fit.specific = True
         return fit
     if known:
-        candidates = [r for r in candidates if fits_group(r, p)]
+        candidates = [r for r in candidates if fits_group(r, p) or _in_band_by_kidney(r, p)]
         candidates = _by_gestation(candidates, p)
         if p.is_child:  # for a child, only what the book says of children: an unlabelled dose is the adult one
             child = [r for r in candidates if _for_children(r)]

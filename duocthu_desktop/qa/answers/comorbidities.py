@@ -36,6 +36,9 @@ _DOWN = frozenset({"thấp", "hạ", "giảm", "thap", "ha", "giam"})
 _SINGLE_MIN_LETTERS = 6
 MAX_TOKENS = 400  # a question's conditions are in its first few hundred words; a pasted document is not read whole
 _GENERAL = frozenset(GENERAL_WORDS) | frozenset(fold(w) for w in GENERAL_WORDS) | {"."}
+# What a dosing question asks for or the step it is at ("tối đa một ngày", "chuyển sang uống"): the question's
+# ask, never a condition of the patient ("tối đa 30 mg" printed among the contraindications is no disease)
+ASKING_PHRASES = ("tối đa", "tối thiểu", "chuyển sang", "đổi sang", "chuyển từ")
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,8 @@ class Said:
         # drugs and routes are not conditions ("truyền tĩnh mạch" is how, "tĩnh mạch" no disease), but a disease
         # of a route's site is ("huyết khối tĩnh mạch sâu")
         text, kept = _disease_sites(text)
-        for name in [*drop, *sorted((phrase for phrase, _ in ROUTE_PHRASES), key=len, reverse=True)]:
+        for name in [*drop, *sorted((phrase for phrase, _ in ROUTE_PHRASES), key=len, reverse=True),
+                     *ASKING_PHRASES]:
             name = fold(name) if folded else name.lower()
             if name.strip():
                 text = re.sub(r"(?<!\w)" + re.escape(name.strip()) + r"(?!\w)", " . ", text)
