@@ -47,7 +47,7 @@ def test_a_condition_the_patient_has_bears_on_the_item_that_names_it(question: s
         ("Bệnh nhân đau đầu", "Đau thắt ngực không ổn định."),
         # what a dosing question asks for ("tối đa một ngày", "chuyển sang uống") is no condition of the patient
         ("Bệnh nhân 45 kg sau khi tiêm muốn chuyển sang uống, liều bao nhiêu, tối đa một ngày?",
-         "Có thể tiêm bắp liều duy nhất 1 mg/kg cân nặng, tối đa 30 mg cho trẻ em từ 2 - 16 tuổi."),
+         "Có thể tiêm bắp liều duy nhất 1 mg/kg cân nặng, tối đa 30 mg hoặc tiêm tĩnh mạch 0,5 mg/kg."),
     ],
 )
 def test_words_in_common_that_are_not_the_patients_condition(question: str, sentence: str) -> None:
