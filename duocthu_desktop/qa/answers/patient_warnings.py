@@ -44,6 +44,7 @@ TOPIC_LABELS = {
     "cho_con_bu": "phụ nữ cho con bú",
     "tre_em": "trẻ em",
     "nguoi_cao_tuoi": "người cao tuổi",
+    "can_nang": "cân nặng của người bệnh",
     "suy_than": "suy thận",
     "suy_gan": "suy gan",
     "xet_nghiem": "xét nghiệm của người bệnh",
@@ -140,7 +141,7 @@ def _unconditional(w: Warning) -> bool:
 
 # "Dùng đồng thời với chế phẩm chứa calci ở trẻ em": forbidden with something else, not the drug for this patient
 _CONDITIONAL = re.compile(r"(?<!\w)(?:dùng đồng thời|phối hợp|dùng cùng|dùng chung|kết hợp|nếu|khi đang dùng)(?!\w)")
-_SEVERITY = re.compile(r"(?<!\w)(?:nặng|vừa|nghiêm trọng|mất bù|giai đoạn cuối|tiến triển|cấp tính)(?!\w)")
+_SEVERITY = re.compile(r"(?<!\w)(?:(?<!cân )nặng|vừa|nghiêm trọng|mất bù|giai đoạn cuối|tiến triển|cấp tính)(?!\w)")
 
 
 # "Trẻ trên 12 tuổi, nếu cần, có thể dùng liều như liều người lớn." printed among the contraindications allows
@@ -187,7 +188,7 @@ def _severity_unsaid(text: str, question: str) -> bool:
     return bool(named) and all(w not in said and fold(w) not in fold(said) for w in named)
 
 
-_TOPIC_WORDS = {"suy_than": rules.RENAL_WORDS, "suy_gan": rules.HEPATIC_WORDS, "tre_em": rules.CHILD_WORDS,
+_TOPIC_WORDS = {"can_nang": re.compile(r"\d\s*kg(?!\w)"), "suy_than": rules.RENAL_WORDS, "suy_gan": rules.HEPATIC_WORDS, "tre_em": rules.CHILD_WORDS,
                 "nguoi_cao_tuoi": rules.ELDERLY_WORDS, "mang_thai": rules.PREGNANCY_WORDS}
 
 

@@ -20,8 +20,8 @@ from duocthu_desktop.qa.understanding.lab_values import LabValue
 # The patient topics a sentence can bear on; "benh_kem" is a condition the person says the patient has,
 # "xet_nghiem" a lab value they give that lies in a band the sentence prints, "dang_dung" a class of medicines
 # the person says the patient takes ("đang uống thuốc chống đông") that the sentence names in its own words.
-TOPICS = ("mang_thai", "cho_con_bu", "tre_em", "nguoi_cao_tuoi", "suy_than", "suy_gan", "xet_nghiem", "benh_kem",
-          "dang_dung")
+TOPICS = ("mang_thai", "cho_con_bu", "tre_em", "nguoi_cao_tuoi", "can_nang", "suy_than", "suy_gan", "xet_nghiem",
+          "benh_kem", "dang_dung")
 _EPS = 1e-6
 _NUM = r"(\d+(?:,\d+)?)"
 
@@ -34,6 +34,7 @@ class Patient:
     trimester: int | None = None
     breastfeeding: bool = False
     age: tuple[float, float] | None = None  # years, the closed interval the patient's age lies in
+    weight: float | None = None  # kg, compared with the weight thresholds the book prints ("dưới 50 kg")
     renal: bool = False
     clcr: float | None = None
     hepatic: bool = False
@@ -45,13 +46,15 @@ class Patient:
     @classmethod
     def of(cls, frame: QueryFrame, indications: str = "") -> Patient:
         """`indications`: the drug's Chỉ định, whose conditions are why it is asked about, not warnings."""
-        said = Said.of(frame.question, list(frame.drug_mentions.values())).without(indications)
+        said = Said.of(lab_values.without_values(frame.question),
+                       list(frame.drug_mentions.values())).without(indications)
         return cls(
             said=said if said is not None and said.any() else None,
             pregnant=frame.pregnant or frame.population == "mang_thai",
             trimester=frame.trimester,
             breastfeeding=frame.breastfeeding or frame.population == "cho_con_bu",
             age=_age_interval(frame),
+            weight=frame.weight_kg,
             renal=frame.renal_impairment,
             clcr=frame.clcr,
             hepatic=frame.hepatic_impairment,
@@ -74,6 +77,7 @@ class Patient:
             "cho_con_bu": self.breastfeeding,
             "tre_em": self.child,
             "nguoi_cao_tuoi": self.elderly,
+            "can_nang": self.weight is not None,
             "suy_than": self.renal or self.clcr is not None,
             "suy_gan": self.hepatic,
             "xet_nghiem": bool(self.labs),
@@ -178,6 +182,15 @@ def age_bounds(sentence: str) -> list[Bound]:
     return [b for b, _ in _bounds(sentence, _AGE_UNIT, _AGE_SCALE)]
 
 
+# "50 kg" as a bound of the patient's weight; "1 mg/kg" is a dose per kilogram, "50 kg/m²" no weight
+_KG_UNIT = re.compile(r"(kg)(?!\s*/|\w)", re.IGNORECASE)
+
+
+def weight_bounds(sentence: str) -> list[Bound]:
+    """'người có trọng lượng dưới 50 kg', 'trẻ cân nặng < 40 kg', 'người bệnh 10 - 30 kg'; a bare '50 kg' is none."""
+    return [b for b, _ in _bounds(sentence, _KG_UNIT)]
+
+
 def _value(text: str) -> float:
     return float(text.replace(",", "."))
 
@@ -226,6 +239,8 @@ def topics_of(sentence: str, patient: Patient, own_section: tuple[str, ...] | No
         found.append("tre_em")
     if patient.elderly and _age_fits(low, patient, bool(ELDERLY_WORDS.search(low))):
         found.append("nguoi_cao_tuoi")
+    if patient.weight is not None and _weight_fits(low, patient):
+        found.append("can_nang")
     if patient.has("suy_than") and _renal_fits(low, patient):
         found.append("suy_than")
     if patient.hepatic and HEPATIC_WORDS.search(low):
@@ -273,6 +288,17 @@ def _age_fits(low: str, patient: Patient, named: bool) -> bool:
     if hard and patient.age is not None:
         return any(b.overlaps(*patient.age) for b in hard)
     return named
+
+
+def _weight_fits(low: str, patient: Patient) -> bool:
+    """The sentence bounds a weight the patient's lies in. A bound it draws for children ("trẻ cân nặng dưới 40
+    kg") is not an adult's, when the patient's age says he is one."""
+    hard = [b for b in weight_bounds(low) if not b.stressed]
+    if not hard or patient.weight is None:
+        return False
+    if patient.age is not None and not patient.child and _child_named(low, patient):
+        return False
+    return any(b.overlaps(patient.weight, patient.weight) for b in hard)
 
 
 def _renal_fits(low: str, patient: Patient) -> bool:
