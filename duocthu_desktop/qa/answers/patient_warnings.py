@@ -203,7 +203,7 @@ def _section_warnings(key: str, section: SectionResult, patient: rules.Patient) 
         sentences = split_sentences(chunk.text)
         for i, (start, end) in enumerate(sentences):
             sentence = chunk.text[start:end]
-            topics = rules.topics_of(sentence, patient, own_section=wanted)
+            topics = rules.topics_of(sentence, patient, own_section=wanted, contraindication=key == CONTRAINDICATIONS)
             if not topics:
                 continue
             strength = rules.strength(sentence)

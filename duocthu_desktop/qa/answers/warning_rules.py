@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from duocthu_desktop.dosage.words import ADULT_YEARS, ELDERLY_YEARS, routes_in
 from duocthu_desktop.qa.answers import drug_classes
-from duocthu_desktop.qa.answers.comorbidities import Said, bears_on
+from duocthu_desktop.qa.answers.comorbidities import Said, bears_on, said_beyond
 from duocthu_desktop.qa.understanding import lab_values
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.qa.understanding.lab_values import LabValue
@@ -39,6 +39,10 @@ class Patient:
     clcr: float | None = None
     hepatic: bool = False
     said: Said | None = None  # the conditions the person says the patient has, as content words
+    # the question's words with the drug's indications kept, and those indications: a contraindication the
+    # question names more of than any indication is the patient's, though the indication shares some words
+    said_all: Said | None = None
+    indications: str = ""
     labs: tuple[LabValue, ...] = ()  # lab values given, compared with the thresholds the book prints
     route: str | None = None  # the route asked about: a sentence naming only other routes is another product
     taking: frozenset[str] = frozenset()  # keys of the medicine classes the patient is said to take
@@ -46,10 +50,12 @@ class Patient:
     @classmethod
     def of(cls, frame: QueryFrame, indications: str = "") -> Patient:
         """`indications`: the drug's Chỉ định, whose conditions are why it is asked about, not warnings."""
-        said = Said.of(lab_values.without_values(frame.question),
-                       list(frame.drug_mentions.values())).without(indications)
+        said_all = Said.of(lab_values.without_values(frame.question), list(frame.drug_mentions.values()))
+        said = said_all.without(indications)
         return cls(
             said=said if said is not None and said.any() else None,
+            said_all=said_all if said_all.any() and indications else None,
+            indications=indications,
             pregnant=frame.pregnant or frame.population == "mang_thai",
             trimester=frame.trimester,
             breastfeeding=frame.breastfeeding or frame.population == "cho_con_bu",
@@ -81,7 +87,7 @@ class Patient:
             "suy_than": self.renal or self.clcr is not None,
             "suy_gan": self.hepatic,
             "xet_nghiem": bool(self.labs),
-            "benh_kem": self.said is not None,
+            "benh_kem": self.said is not None or self.said_all is not None,
             "dang_dung": bool(self.taking),
         }[topic]
 
@@ -220,9 +226,12 @@ HEPATIC_WORDS = re.compile(
 )
 
 
-def topics_of(sentence: str, patient: Patient, own_section: tuple[str, ...] | None = None) -> tuple[str, ...]:
+def topics_of(sentence: str, patient: Patient, own_section: tuple[str, ...] | None = None,
+              contraindication: bool = False) -> tuple[str, ...]:
     """The patient topics this sentence bears on ('mang_thai', 'tre_em', 'suy_than', ...), in a fixed order.
-    `own_section`: the topics of a section that is wholly about them (the pregnancy or lactation section)."""
+    `own_section`: the topics of a section that is wholly about them (the pregnancy or lactation section).
+    `contraindication`: the sentence is one of the Chống chỉ định, where a condition the question names more of
+    than of any indication is the patient's."""
     low = sentence.lower()
     if not _route_fits(sentence, patient.route):
         return ()
@@ -248,6 +257,9 @@ def topics_of(sentence: str, patient: Patient, own_section: tuple[str, ...] | No
     if patient.labs and lab_values.bears_on(sentence, list(patient.labs)):
         found.append("xet_nghiem")
     if patient.said is not None and bears_on(sentence, patient.said):
+        found.append("benh_kem")
+    elif contraindication and patient.said_all is not None and said_beyond(sentence, patient.said_all,
+                                                                          patient.indications):
         found.append("benh_kem")
     if patient.taking and patient.taking & {c.key for c in drug_classes.classes_in(sentence)}:
         found.append("dang_dung")
