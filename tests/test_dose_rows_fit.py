@@ -255,3 +255,16 @@ def test_a_kidney_patient_heavier_than_the_weight_bound_is_in_the_weight_or_kidn
     texts = _texts(fit.rows)
     assert any(t.startswith("Người bệnh < 50 kg") for t in texts)
     assert not any("Khởi đầu 20 mg" in t for t in texts)
+
+
+def test_a_normal_clearance_is_in_no_kidney_band_printed_without_a_number() -> None:
+    """Clcr 95 ml/phút is normal kidney function: 'có thể có suy giảm chức năng thận' is not this patient's band,
+    and the usual adult dose is his; Clcr 40 is in it."""
+    rows = read("Uống:\nNgười lớn: Liều khởi đầu 500 mg, ngày 2 lần.\n"
+                "Người bệnh suy giảm chức năng thận: Liều bắt đầu cần dè dặt.")
+    normal = _texts(choose(rows, Patient(route="uong", population="nguoi_lon", age_years=50, clcr=95,
+                                         renal_impairment=True)).rows)
+    assert normal == ["Người lớn: Liều khởi đầu 500 mg, ngày 2 lần."]
+    impaired = _texts(choose(rows, Patient(route="uong", population="nguoi_lon", age_years=50, clcr=40,
+                                           renal_impairment=True)).rows)
+    assert impaired == ["Người bệnh suy giảm chức năng thận: Liều bắt đầu cần dè dặt."]

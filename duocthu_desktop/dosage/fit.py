@@ -24,6 +24,7 @@ from duocthu_desktop.dosage.words import (
     ADULT_YEARS,
     ELDERLY_YEARS,
     NEONATE_YEARS,
+    NORMAL_CLCR,
     POPULATION_PATTERNS,
     ROUTE_NAMES,
     age_in,
@@ -217,7 +218,8 @@ def fits_renal(row: DoseRow, p: Patient) -> bool | None:
     if p.clcr is None or row.renal.dialysis:
         return not row.renal.dialysis or p.clcr is None
     if row.renal.clcr_min is None and row.renal.clcr_max is None:
-        return True
+        # "có thể có suy giảm chức năng thận" printed without a number: a normal clearance is not in it
+        return p.clcr < NORMAL_CLCR
     return _within(p.clcr, row.renal.clcr_min, row.renal.clcr_max)
 
 
@@ -328,7 +330,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
             # the patient is in the "< 50 kg và/hoặc thận suy giảm" band by his weight: the band the book draws
             # beside it for normal kidneys ("..., chức năng thận bình thường: Khởi đầu 20 mg") is not his
             candidates = [r for r in candidates if r in by_weight or not _for_normal_kidneys(r)]
-        if p.clcr is not None:
+        if p.clcr is not None and p.clcr < NORMAL_CLCR:
             fit.notes.append("Dược thư không ghi mức điều chỉnh liều theo Clcr ở phần liều lượng; "
                              "dưới đây là liều sách ghi, cần đối chiếu phần Thận trọng.")
     hepatic = [r for r in candidates if r.hepatic]
