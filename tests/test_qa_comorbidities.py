@@ -72,6 +72,10 @@ def test_a_contraindication_the_question_names_more_of_than_any_indication_is_th
     assert said_beyond("Tổn thương da bị nhiễm khuẩn.", said(question), indications)
     assert not said_beyond("Tổn thương da bị nhiễm khuẩn.", said("Vết bỏng nông có bôi thuốc A được không?"),
                            indications)
+    # the leave the book gives inside a contraindication ("tuy nhiên ... vẫn dùng") is not what it forbids
+    assert not said_beyond("Phẫu thuật ở mắt và tai (tuy nhiên liều thấp để dự phòng huyết khối thì vẫn dùng).",
+                           said("Thuốc A dự phòng huyết khối sau phẫu thuật liều bao nhiêu?"),
+                           "Phòng và điều trị huyết khối nghẽn động tĩnh mạch.")
     assert not said_beyond("Đái tháo đường typ 1, đái tháo đường có nhiễm toan ceton.",
                            said("Liều thuốc A cho bệnh nhân đái tháo đường typ 2?"),
                            "Đái tháo đường typ 2, không phụ thuộc insulin.")

@@ -174,6 +174,7 @@ def bears_on(sentence: str, said: Said) -> bool:
     return any(_item_matches(item, said) for item in ITEM_SPLIT.split(text))
 
 
+_LEAVE = re.compile(r"(?<!\w)(?:tuy nhiên|tuy nhien)[^.;()]*")
 STRONG_RUN = 3  # content words of an item said together, in its order, that name the condition beyond doubt
 
 
@@ -183,6 +184,8 @@ def said_beyond(sentence: str, said: Said, indications: str) -> bool:
     any indication ("vết loét da đang nhiễm khuẩn" against "Tổn thương da bị nhiễm khuẩn." when the Chỉ định
     names "nhiễm khuẩn da"), though some of its words are why the drug is asked about."""
     text = fold(sentence) if said.folded else sentence.lower()
+    # "(tuy nhiên liều thấp để dự phòng huyết khối thì vẫn dùng)": leave the book gives, not what it forbids
+    text = _LEAVE.sub(" . ", text)
     printed = fold(indications) if said.folded else indications.lower()
     printed = _NEGATED_SPAN.sub(" zzz ", printed)
     general = _general(said.folded)
