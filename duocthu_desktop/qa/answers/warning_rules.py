@@ -305,7 +305,9 @@ def _age_fits(low: str, patient: Patient, named: bool) -> bool:
 def _weight_fits(low: str, patient: Patient) -> bool:
     """The sentence bounds a weight the patient's lies in. A bound it draws for children ("trẻ cân nặng dưới 40
     kg") is not an adult's, when the patient's age says he is one."""
-    hard = [b for b in weight_bounds(low) if not b.stressed]
+    # a weight stressed ("người đặc biệt có nguy cơ chảy máu (cân nặng dưới 50 kg, ...)") still names whom the
+    # sentence is about: no other words of it name a weight
+    hard = weight_bounds(low)
     if not hard or patient.weight is None:
         return False
     if patient.age is not None and not patient.child and _child_named(low, patient):
