@@ -268,3 +268,25 @@ def test_a_normal_clearance_is_in_no_kidney_band_printed_without_a_number() -> N
     impaired = _texts(choose(rows, Patient(route="uong", population="nguoi_lon", age_years=50, clcr=40,
                                            renal_impairment=True)).rows)
     assert impaired == ["Người bệnh suy giảm chức năng thận: Liều bắt đầu cần dè dặt."]
+
+
+def test_the_ceiling_printed_right_after_the_elderlys_own_dose_comes_with_it() -> None:
+    rows = read("Uống:\nNgười lớn: Khởi đầu 20 mg, tiếp theo là 10 mg cho tới 4 lần mỗi ngày.\n"
+                "Liều thông thường ở người cao tuổi: Uống (sau khi đã tiêm): 10 mg, cho tới 4 lần/ngày.\n"
+                "Liều tối đa: Uống: 40 mg/ngày.")
+    texts = _texts(choose(rows, Patient(route="uong", population="nguoi_cao_tuoi", age_years=70)).rows)
+    assert texts == ["Liều thông thường ở người cao tuổi: Uống (sau khi đã tiêm): 10 mg, cho tới 4 lần/ngày.",
+                     "Liều tối đa: Uống: 40 mg/ngày."]
+
+
+def test_the_elderlys_dose_printed_as_the_same_as_another_band_is_that_bands_dose() -> None:
+    """'Giống như đối với người < 50 kg hoặc có chức năng thận suy giảm': the elderly get that band's doses, by
+    the route asked; the normal-kidney adult doses are not theirs."""
+    rows = read("Người bệnh từ 16 - 64 tuổi, cân nặng ít nhất 50 kg và có chức năng thận bình thường:\n"
+                "Tiêm bắp: 30 mg cách 6 giờ/lần.\n"
+                "Người bệnh < 50 kg và/hoặc có chức năng thận bị suy giảm:\n"
+                "Tiêm bắp: 15 mg cách 6 giờ/lần.\n"
+                "Liều thông thường ở người cao tuổi: Giống như đối với người < 50 kg hoặc có chức năng thận suy giảm.")
+    texts = _texts(choose(rows, Patient(route="tiem_bap", population="nguoi_cao_tuoi", age_years=70)).rows)
+    assert "Tiêm bắp: 15 mg cách 6 giờ/lần." in texts
+    assert "Tiêm bắp: 30 mg cách 6 giờ/lần." not in texts

@@ -30,6 +30,7 @@ from duocthu_desktop.dosage.words import (
     age_in,
     kind_asked,
     names_dialysis,
+    renal_in,
     weight_in,
 )
 from duocthu_desktop.qa.understanding.lexicon import INSTRUCTION_TOPICS, condition_variants
@@ -697,7 +698,51 @@ def _said_of_the_elderly(rows: list[DoseRow], p: Patient) -> list[DoseRow]:
            or (_elderly_band(r) and _fits_band(r.age, r.weight_kg, p))]
     if p.route:
         own = [r for r in own if not r.route or route_matches(p.route, r.route)]
-    return own
+    order = {id(r): i for i, r in enumerate(rows)}
+    found = own + _ceilings_after(rows, own)
+    found += [r for r in _same_as_band(rows, own, p) if all(r is not f for f in found)]
+    return sorted(found, key=lambda r: order.get(id(r), len(rows)))
+
+
+_SAME_AS_BAND = re.compile(r"(?<!\w)giống\s+như\s+(?:đối với\s+|ở\s+|liều\s+(?:của\s+|cho\s+)?)?(.+)$", re.I)
+
+
+def _same_as_band(rows: list[DoseRow], own: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """'Liều thông thường ở người cao tuổi: Giống như đối với người < 50 kg hoặc có chức năng thận suy giảm.': the
+    group's dose is the band it refers to, read by the weight and kidney bound it prints, by the route asked."""
+    out: list[DoseRow] = []
+    for row in own:
+        m = _SAME_AS_BAND.search(row.text)
+        if m is None or any(ch.isdigit() for ch in row.text[: m.start()].split(":")[-1]):
+            continue
+        weight, kidney = weight_in(m.group(1)), renal_in(m.group(1))
+        if weight is None and kidney is None:
+            continue
+        for r in rows:
+            if r is row or r.kind not in DOSE_KINDS or r.population not in (None, "nguoi_lon"):
+                continue
+            same_weight = weight is not None and r.weight_kg is not None and r.weight_kg.max == weight.max
+            same_kidney = kidney is not None and r.renal is not None and r.renal.clcr_min is None \
+                and r.renal.clcr_max is None and not r.renal.dialysis
+            if (same_weight or same_kidney) and (not p.route or not r.route or route_matches(p.route, r.route)):
+                out.append(r)
+    return out
+
+
+def _ceilings_after(rows: list[DoseRow], own: list[DoseRow]) -> list[DoseRow]:
+    """The ceiling printed right after a group's own dose, for no group or adults, by the same route or none
+    ("Liều thông thường ở người cao tuổi: Uống ...: 10 mg ... Liều tối đa: Uống: 40 mg/ngày."): that dose's limit."""
+    out: list[DoseRow] = []
+    for row in own:
+        at = next((i for i, r in enumerate(rows) if r is row), None)
+        if at is None or at + 1 >= len(rows):
+            continue
+        after = rows[at + 1]
+        if (after.kind == "max_dose" and after.population in (None, "nguoi_lon") and after not in own
+                and after not in out
+                and (not after.route or not row.route or set(after.route) & set(row.route))):
+            out.append(after)
+    return out
 
 
 def _elderly_band(row: DoseRow) -> bool:
