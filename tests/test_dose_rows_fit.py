@@ -360,3 +360,61 @@ def test_a_table_line_whose_first_cell_the_question_names_word_for_word_is_quote
     lines = table_lines_named(table, text, "van tim cơ học vị trí van 2 lá INR đích bao nhiêu")
     assert [text[s:e] for s, e in lines] == ["Cơ học ở vị trí van 2 lá | Đích 3,7 INR 3 - 4,5; suốt đời."]
     assert table_lines_named(table, text, "van tim cơ học INR đích bao nhiêu") == []  # neither line named in full
+WEIGHT_OR_KIDNEY = (
+    "Uống:\n"
+    "Liều thông thường người lớn 16 - 64 tuổi 50 kg, chức năng thận bình thường, tiếp sau liệu pháp tiêm: "
+    "Khởi đầu 20 mg, tiếp theo là 10 mg cho tới 4 lần mỗi ngày.\n"
+    "Người bệnh < 50 kg và/hoặc chức năng thận suy giảm: 10 mg cho tới 4 lần/ngày, cách 4 - 6 giờ/lần."
+)
+
+
+def test_a_patient_in_a_weight_or_kidney_band_by_weight_is_not_dosed_for_normal_kidneys() -> None:
+    rows = read(WEIGHT_OR_KIDNEY)
+    fit = choose(rows, Patient(route="uong", weight_kg=45))
+    texts = _texts(fit.rows)
+    assert any(t.startswith("Người bệnh < 50 kg") for t in texts)
+    assert not any("Khởi đầu 20 mg" in t for t in texts)
+
+
+def test_a_kidney_patient_heavier_than_the_weight_bound_is_in_the_weight_or_kidney_band() -> None:
+    rows = read(WEIGHT_OR_KIDNEY)
+    fit = choose(rows, Patient(route="uong", population="nguoi_lon", age_years=50, weight_kg=60,
+                               renal_impairment=True))
+    texts = _texts(fit.rows)
+    assert any(t.startswith("Người bệnh < 50 kg") for t in texts)
+    assert not any("Khởi đầu 20 mg" in t for t in texts)
+
+
+def test_a_normal_clearance_is_in_no_kidney_band_printed_without_a_number() -> None:
+    """Clcr 95 ml/phút is normal kidney function: 'có thể có suy giảm chức năng thận' is not this patient's band,
+    and the usual adult dose is his; Clcr 40 is in it."""
+    rows = read("Uống:\nNgười lớn: Liều khởi đầu 500 mg, ngày 2 lần.\n"
+                "Người bệnh suy giảm chức năng thận: Liều bắt đầu cần dè dặt.")
+    normal = _texts(choose(rows, Patient(route="uong", population="nguoi_lon", age_years=50, clcr=95,
+                                         renal_impairment=True)).rows)
+    assert normal == ["Người lớn: Liều khởi đầu 500 mg, ngày 2 lần."]
+    impaired = _texts(choose(rows, Patient(route="uong", population="nguoi_lon", age_years=50, clcr=40,
+                                           renal_impairment=True)).rows)
+    assert impaired == ["Người bệnh suy giảm chức năng thận: Liều bắt đầu cần dè dặt."]
+
+
+def test_the_ceiling_printed_right_after_the_elderlys_own_dose_comes_with_it() -> None:
+    rows = read("Uống:\nNgười lớn: Khởi đầu 20 mg, tiếp theo là 10 mg cho tới 4 lần mỗi ngày.\n"
+                "Liều thông thường ở người cao tuổi: Uống (sau khi đã tiêm): 10 mg, cho tới 4 lần/ngày.\n"
+                "Liều tối đa: Uống: 40 mg/ngày.")
+    texts = _texts(choose(rows, Patient(route="uong", population="nguoi_cao_tuoi", age_years=70)).rows)
+    assert texts == ["Liều thông thường ở người cao tuổi: Uống (sau khi đã tiêm): 10 mg, cho tới 4 lần/ngày.",
+                     "Liều tối đa: Uống: 40 mg/ngày."]
+
+
+def test_the_elderlys_dose_printed_as_the_same_as_another_band_is_that_bands_dose() -> None:
+    """'Giống như đối với người < 50 kg hoặc có chức năng thận suy giảm': the elderly get that band's doses, by
+    the route asked; the normal-kidney adult doses are not theirs."""
+    rows = read("Người bệnh từ 16 - 64 tuổi, cân nặng ít nhất 50 kg và có chức năng thận bình thường:\n"
+                "Tiêm bắp: 30 mg cách 6 giờ/lần.\n"
+                "Người bệnh < 50 kg và/hoặc có chức năng thận bị suy giảm:\n"
+                "Tiêm bắp: 15 mg cách 6 giờ/lần.\n"
+                "Liều thông thường ở người cao tuổi: Giống như đối với người < 50 kg hoặc có chức năng thận suy giảm.")
+    texts = _texts(choose(rows, Patient(route="tiem_bap", population="nguoi_cao_tuoi", age_years=70)).rows)
+    assert "Tiêm bắp: 15 mg cách 6 giờ/lần." in texts
+    assert "Tiêm bắp: 30 mg cách 6 giờ/lần." not in texts

@@ -83,3 +83,64 @@ def test_a_route_named_for_another_drug_does_not_rule_the_sentence_out():
     assert not rules._route_fits("Không dùng dung dịch nhỏ mắt 10 % cho trẻ em.", "other")
     kidney = rules.Patient(route="uong", renal=True)
     assert rules.topics_of("Thận trọng khi tiêm thuốc cản quang ở người suy thận.", kidney) == ("suy_than",)
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        ("Bệnh nhân huyết áp 95/60 mmHg", [("huyet_ap_tam_thu", 95.0, "mmhg"), ("huyet_ap_tam_truong", 60.0, "mmhg")]),
+        ("nhịp tim 48 lần/phút", [("nhip_tim", 48.0, "lan/phut")]),
+        ("creatinin huyết thanh 180 µmol/l", [("creatinin", 180.0, "µmol/l")]),
+        ("thanh thải creatinin 25 ml/phút", []),  # a clearance, not the serum creatinine
+    ],
+)
+def test_vital_signs_and_creatinine_are_read_with_their_units(question, values):
+    assert lab_values(question) == [LabValue(analyte=a, value=v, unit=u) for a, v, u in values]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "labs", "verdict"),
+    [
+        # either band the book prints after the analyte counts (men's and women's)
+        ("Rối loạn chức năng thận (creatinin huyết thanh ≥ 1,5 mg/decilít ở nam giới hoặc ≥ 1,4 mg/decilít ở nữ "
+         "giới) hoặc Clcr < 60 ml/phút.", [("creatinin", 1.45, "mg/dl")], True),
+        ("Rối loạn chức năng thận (creatinin huyết thanh ≥ 1,5 mg/decilít ở nam giới hoặc ≥ 1,4 mg/decilít ở nữ "
+         "giới) hoặc Clcr < 60 ml/phút.", [("creatinin", 1.2, "mg/dl")], False),
+        # µmol/l against mg/dl: 180 µmol/l is about 2,0 mg/dl; 80 µmol/l about 0,9 mg/dl
+        ("Không dùng khi creatinin huyết thanh ≥ 1,5 mg/decilít.", [("creatinin", 180.0, "µmol/l")], True),
+        ("Không dùng khi creatinin huyết thanh ≥ 1,5 mg/decilít.", [("creatinin", 80.0, None)], False),
+        ("Thận trọng khi huyết áp tâm thu dưới 105 mmHg.", [("huyet_ap_tam_thu", 95.0, "mmhg")], True),
+        ("Thận trọng khi huyết áp tâm thu dưới 105 mmHg.", [("huyet_ap_tam_thu", 130.0, "mmhg")], False),
+        ("Chống chỉ định khi nhịp tim dưới 50 lần/phút.", [("nhip_tim", 45.0, "lan/phut")], True),
+        ("Chống chỉ định khi nhịp tim dưới 50 lần/phút.", [("nhip_tim", 72.0, "lan/phut")], False),
+        # another analyte's band after the first is not the first's
+        ("Kali huyết > 5,5 mmol/lít, natri < 130 mmol/lít.", [("kali", 4.0, "mmol/l")], False),
+    ],
+)
+def test_a_vital_sign_or_creatinine_band_bears_only_when_the_value_lies_in_it(sentence, labs, verdict):
+    assert bears_on(sentence, [LabValue(analyte=a, value=v, unit=u) for a, v, u in labs]) is verdict
+
+
+def test_a_lab_value_given_is_not_a_condition_matched_by_its_analytes_name():
+    """'creatinin huyết thanh 1,2 mg/dl' is compared as a number; its words do not match 'creatinin huyết thanh'
+    printed in a contraindication as a condition of the patient."""
+    question = "Bệnh nhân nữ creatinin huyết thanh 1,2 mg/dl dùng thuốc A"
+    frame = QueryFrame(question=question, lab_values=lab_values(question))
+    sentence = "Rối loạn chức năng thận (creatinin huyết thanh ≥ 1,5 mg/decilít) hoặc Clcr < 60 ml/phút."
+    assert rules.topics_of(sentence, rules.Patient.of(frame)) == ()
+
+
+@pytest.mark.parametrize(
+    ("sentence", "weight", "age", "topics"),
+    [
+        ("Giảm liều đối với người có trọng lượng dưới 50 kg.", 45.0, None, ("can_nang",)),
+        ("Giảm liều đối với người có trọng lượng dưới 50 kg.", 70.0, None, ()),
+        ("Liều 1 mg/kg, tối đa 30 mg.", 45.0, None, ()),  # a dose per kilogram bounds no weight
+        ("Người bệnh 10 - 30 kg: thận trọng.", 20.0, None, ("can_nang",)),
+        # a bound drawn for children is not an adult's
+        ("Không nên dùng cho trẻ cân nặng dưới 40 kg.", 35.0, (30.0, 30.0), ()),
+        ("Không nên dùng cho trẻ cân nặng dưới 40 kg.", 35.0, (10.0, 10.0), ("tre_em", "can_nang")),
+    ],
+)
+def test_the_patients_weight_against_the_weight_the_book_bounds(sentence, weight, age, topics):
+    assert rules.topics_of(sentence, rules.Patient(weight=weight, age=age)) == topics

@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from duocthu_desktop.qa.answers.comorbidities import Said, bears_on
+from duocthu_desktop.qa.answers.comorbidities import Said, bears_on, said_beyond
 
 
 def said(question: str, drugs: tuple[str, ...] = (), indications: str = "") -> Said:
@@ -45,6 +45,9 @@ def test_a_condition_the_patient_has_bears_on_the_item_that_names_it(question: s
         ("Ỉa chảy ở khách du lịch mức độ nhẹ, người lớn", "Nên tránh dùng trong nhiễm MRSA do mức độ kháng cao."),
         # one short word in common is not a condition
         ("Bệnh nhân đau đầu", "Đau thắt ngực không ổn định."),
+        # what a dosing question asks for ("tối đa một ngày", "chuyển sang uống") is no condition of the patient
+        ("Bệnh nhân 45 kg sau khi tiêm muốn chuyển sang uống, liều bao nhiêu, tối đa một ngày?",
+         "Có thể tiêm bắp liều duy nhất 1 mg/kg cân nặng, tối đa 30 mg hoặc tiêm tĩnh mạch 0,5 mg/kg."),
     ],
 )
 def test_words_in_common_that_are_not_the_patients_condition(question: str, sentence: str) -> None:
@@ -57,6 +60,40 @@ def test_the_condition_the_drug_is_given_for_is_not_a_warning() -> None:
     sentence = "Đái tháo đường typ 1, đái tháo đường có nhiễm toan ceton, tiền hôn mê đái tháo đường."
     assert bears_on(sentence, said(question, ("metformin",)))
     assert not bears_on(sentence, said(question, ("metformin",), "Đái tháo đường typ 2, không phụ thuộc insulin."))
+
+
+def test_a_contraindication_the_question_names_more_of_than_any_indication_is_the_patients() -> None:
+    """'da đang nhiễm khuẩn' is three words of 'Tổn thương da bị nhiễm khuẩn.' in its order; the Chỉ định prints
+    'nhiễm khuẩn da' and 'các bệnh da', never that run in one item: the contraindication is the patient's. The
+    diabetic asking about the drug for diabetes says no more of the contraindication than the Chỉ định prints."""
+    indications = "Điều trị da khô, các bệnh da và nhiễm khuẩn da như: Vết bỏng nông, không rộng."
+    question = "Vết loét da đang nhiễm khuẩn chảy mủ có bôi thuốc A được không?"
+    assert not bears_on("Tổn thương da bị nhiễm khuẩn.", said(question, (), indications))
+    assert said_beyond("Tổn thương da bị nhiễm khuẩn.", said(question), indications)
+    assert not said_beyond("Tổn thương da bị nhiễm khuẩn.", said("Vết bỏng nông có bôi thuốc A được không?"),
+                           indications)
+    # the leave the book gives inside a contraindication ("tuy nhiên ... vẫn dùng") is not what it forbids
+    assert not said_beyond("Phẫu thuật ở mắt và tai (tuy nhiên liều thấp để dự phòng huyết khối thì vẫn dùng).",
+                           said("Thuốc A dự phòng huyết khối sau phẫu thuật liều bao nhiêu?"),
+                           "Phòng và điều trị huyết khối nghẽn động tĩnh mạch.")
+    assert not said_beyond("Đái tháo đường typ 1, đái tháo đường có nhiễm toan ceton.",
+                           said("Liều thuốc A cho bệnh nhân đái tháo đường typ 2?"),
+                           "Đái tháo đường typ 2, không phụ thuộc insulin.")
+
+
+def test_a_word_spelt_without_diacritics_by_the_book_is_not_a_general_word_typed_with_them() -> None:
+    """'da' is the skin and 'tai' the ear, though 'đã' and 'tại' fold to them: typed with diacritics they count."""
+    assert bears_on("Viêm tai giữa cấp.", said("Bệnh nhân đang viêm tai giữa"))
+    assert bears_on("Tổn thương da bị nhiễm khuẩn.", said("da bị nhiễm khuẩn có mủ"))
+
+
+def test_a_named_form_of_a_condition_is_the_general_condition_the_book_prints() -> None:
+    """'huyết khối tĩnh mạch sâu' is a 'huyết khối tắc mạch'; said negated it is not; the general name never
+    stands for the specific one."""
+    sentence = "Viêm tắc tĩnh mạch thể hoạt động hoặc tiền sử có bệnh huyết khối tắc mạch."
+    assert bears_on(sentence, said("Phụ nữ có tiền sử huyết khối tĩnh mạch sâu, bốc hỏa"))
+    assert not bears_on(sentence, said("Phụ nữ không có tiền sử huyết khối tĩnh mạch sâu, bốc hỏa"))
+    assert not bears_on("Huyết khối tĩnh mạch sâu.", said("Người bệnh có huyết khối tắc mạch"))
 
 
 # ---- through the assistant ---------------------------------------------------------------------------------------

@@ -176,3 +176,30 @@ def test_a_contraindication_list_meets_the_condition_as_the_books_items_word_it(
                        condition="suy gan nặng")
     answer = answer_contraindicated(frame, sections, {"thuoc_a": "Thuốc A", "thuoc_b": "Thuốc B"})
     assert [c.drug_id for c in answer.citations] == ["thuoc_a"]
+
+
+def test_a_contraindication_list_by_clearance_compares_the_books_thresholds_as_numbers():
+    """"Clcr dưới 30" holds the patient of "Clcr < 60 ml/phút" and of an emphasised "đặc biệt ... dưới 30
+    ml/phút"; a Clcr of 70 is under neither."""
+    from duocthu_desktop.artifacts import Chunk
+    from duocthu_desktop.qa.answers.condition_answer import answer_contraindicated
+    from duocthu_desktop.qa.understanding.frame import QueryFrame
+    from duocthu_desktop.retrieval.types import SectionResult
+
+    def section(drug: str, text: str) -> SectionResult:
+        chunk = Chunk(chunk_id=f"{drug}__chong_chi_dinh__0", drug_id=drug, section_key="chong_chi_dinh",
+                      part_index=0, text=text, printed_pages=[1], physical_pages=[1])
+        return SectionResult(drug_id=drug, section_key="chong_chi_dinh", chunks=[chunk])
+
+    sections = {"thuoc_a": section("thuoc_a", "Mẫn cảm với thuốc. Suy thận hoặc Clcr < 60 ml/phút."),
+                "thuoc_b": section("thuoc_b", "Suy gan, suy thận, đặc biệt người có tốc độ lọc cầu thận dưới "
+                                              "30 ml/phút."),
+                "thuoc_d": section("thuoc_d", "Mẫn cảm với thuốc.")}
+    titles = {d: d for d in sections}
+    below_30 = QueryFrame(question="thuốc nào chống chỉ định khi Clcr dưới 30", turn_type="contraindicated_in",
+                          condition="clcr dưới 30", clcr=30.0, renal_impairment=True)
+    answer = answer_contraindicated(below_30, sections, titles)
+    assert sorted({c.drug_id for c in answer.citations}) == ["thuoc_a", "thuoc_b"]
+    at_70 = QueryFrame(question="thuốc nào chống chỉ định khi Clcr 70 ml/phút", turn_type="contraindicated_in",
+                       condition="clcr 70 ml/phút", clcr=70.0)
+    assert answer_contraindicated(at_70, sections, titles).decision == "abstain"

@@ -57,6 +57,28 @@ def test_stressed_threshold_does_not_narrow_the_words() -> None:
     assert _texts(QueryFrame(clcr=35.0, renal_impairment=True), {CI: ci}) == [ci.chunks[0].text]
 
 
+DOSING = "lieu_luong_cach_dung"
+
+
+def test_a_weight_threshold_crossed_is_shown_first_from_the_cautions_and_the_dosage_section() -> None:
+    """45 kg is under 'trọng lượng dưới 50 kg' (Thận trọng) and 'cân nặng dưới 50 kg' (Liều lượng, stressed or
+    not); 65 kg is under neither. The dosage section gives only what it says of the patient past its number: not
+    its doses (the dose answer's), not a label, not a sentence for another group."""
+    caution = _section(CAUTION, "Giảm liều đối với người có trọng lượng dưới 50 kg.")
+    dosing = _section(DOSING, "Liều bắt đầu thông thường là 5 mg.",
+                      "Đối với người đặc biệt có nguy cơ chảy máu (cân nặng dưới 50 kg, cao tuổi, suy gan), "
+                      "liều đầu tiên thông thường còn thấp hơn.",
+                      "Người bệnh < 50 kg:", "Người bệnh < 50 kg: 10 mg cho tới 4 lần/ngày.",
+                      "Liều thông thường ở người cao tuổi: Giống như đối với người < 50 kg.")
+    light = QueryFrame(weight_kg=45.0, age_years=40.0, population="nguoi_lon")
+    assert _texts(light, {CAUTION: caution, DOSING: dosing}) == [
+        "Giảm liều đối với người có trọng lượng dưới 50 kg.",
+        "Đối với người đặc biệt có nguy cơ chảy máu (cân nặng dưới 50 kg, cao tuổi, suy gan), liều đầu tiên "
+        "thông thường còn thấp hơn."]
+    heavy = QueryFrame(weight_kg=65.0, age_years=40.0, population="nguoi_lon")
+    assert _texts(heavy, {CAUTION: caution, DOSING: dosing}) == []
+
+
 def test_renal_words_without_number_need_renal_impairment() -> None:
     caution = _section(CAUTION, "Thận trọng ở người suy thận.", "Có thể gây suy thận cấp.")
     assert _texts(QueryFrame(renal_impairment=True), {CAUTION: caution}) == ["Thận trọng ở người suy thận."]

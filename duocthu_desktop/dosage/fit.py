@@ -24,11 +24,13 @@ from duocthu_desktop.dosage.words import (
     ADULT_YEARS,
     ELDERLY_YEARS,
     NEONATE_YEARS,
+    NORMAL_CLCR,
     POPULATION_PATTERNS,
     ROUTE_NAMES,
     age_in,
     kind_asked,
     names_dialysis,
+    renal_in,
     weight_in,
 )
 from duocthu_desktop.qa.understanding.lexicon import INSTRUCTION_TOPICS, condition_variants
@@ -217,7 +219,8 @@ def fits_renal(row: DoseRow, p: Patient) -> bool | None:
     if p.clcr is None or row.renal.dialysis:
         return not row.renal.dialysis or p.clcr is None
     if row.renal.clcr_min is None and row.renal.clcr_max is None:
-        return True
+        # "có thể có suy giảm chức năng thận" printed without a number: a normal clearance is not in it
+        return p.clcr < NORMAL_CLCR
     return _within(p.clcr, row.renal.clcr_min, row.renal.clcr_max)
 
 
@@ -235,6 +238,27 @@ def _renal_or_weight(row: DoseRow, p: Patient) -> bool:
     if not any(_WEIGHT_OR_KIDNEY.search(label) for label in labels):
         return False
     return _within(p.weight_kg, row.weight_kg.min, row.weight_kg.max)
+
+
+_NORMAL_KIDNEYS = re.compile(r"(?:chức năng )?thận bình thường", re.I)
+
+
+def _for_normal_kidneys(row: DoseRow) -> bool:
+    """The row's own label ("Liều thông thường người lớn ..., chức năng thận bình thường, ...: ...") draws its band
+    by normal kidney function."""
+    head, colon, _ = row.text.partition(":")
+    return bool(colon and len(head) <= 200 and _NORMAL_KIDNEYS.search(head))
+
+
+def _in_band_by_kidney(row: DoseRow, p: Patient) -> bool:
+    """The other half of a weight-and/or-kidney band: a kidney patient this renal row fits is in it whatever his
+    weight ("Người bệnh < 50 kg và/hoặc có chức năng thận bị suy giảm" doses a 60 kg patient with impaired
+    kidneys); his age and group are still compared."""
+    if row.renal is None or row.weight_kg is None or p.weight_kg is None or fits_renal(row, p) is not True:
+        return False
+    head, colon, _ = row.text.partition(":")
+    labels = [*row.headings, head if colon and len(head) <= 120 else ""]
+    return any(_WEIGHT_OR_KIDNEY.search(label) for label in labels) and fits_group(row, replace(p, weight_kg=None))
 
 
 def _within(value: float, lo: float | None, hi: float | None) -> bool:
@@ -304,7 +328,11 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         candidates = _by_dialysis_kind(_by_clearance(renal, p), p)
     else:
         candidates = [r for r in candidates if r.renal is None or fits_renal(r, p) or r in by_weight]
-        if p.clcr is not None:
+        if by_weight:
+            # the patient is in the "< 50 kg và/hoặc thận suy giảm" band by his weight: the band the book draws
+            # beside it for normal kidneys ("..., chức năng thận bình thường: Khởi đầu 20 mg") is not his
+            candidates = [r for r in candidates if r in by_weight or not _for_normal_kidneys(r)]
+        if p.clcr is not None and p.clcr < NORMAL_CLCR:
             fit.notes.append("Dược thư không ghi mức điều chỉnh liều theo Clcr ở phần liều lượng; "
                              "dưới đây là liều sách ghi, cần đối chiếu phần Thận trọng.")
     hepatic = [r for r in candidates if r.hepatic]
@@ -326,7 +354,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         fit.specific = True
         return fit
     if known:
-        candidates = [r for r in candidates if fits_group(r, p)]
+        candidates = [r for r in candidates if fits_group(r, p) or _in_band_by_kidney(r, p)]
         candidates = _by_gestation(candidates, p)
         candidates = _by_banded_strength(candidates, p)
         if p.is_child:  # for a child, only what the book says of children: an unlabelled dose is the adult one
@@ -757,7 +785,51 @@ def _said_of_the_elderly(rows: list[DoseRow], p: Patient) -> list[DoseRow]:
            or (_elderly_band(r) and _fits_band(r.age, r.weight_kg, p))]
     if p.route:
         own = [r for r in own if not r.route or route_matches(p.route, r.route)]
-    return own
+    order = {id(r): i for i, r in enumerate(rows)}
+    found = own + _ceilings_after(rows, own)
+    found += [r for r in _same_as_band(rows, own, p) if all(r is not f for f in found)]
+    return sorted(found, key=lambda r: order.get(id(r), len(rows)))
+
+
+_SAME_AS_BAND = re.compile(r"(?<!\w)giống\s+như\s+(?:đối với\s+|ở\s+|liều\s+(?:của\s+|cho\s+)?)?(.+)$", re.I)
+
+
+def _same_as_band(rows: list[DoseRow], own: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """'Liều thông thường ở người cao tuổi: Giống như đối với người < 50 kg hoặc có chức năng thận suy giảm.': the
+    group's dose is the band it refers to, read by the weight and kidney bound it prints, by the route asked."""
+    out: list[DoseRow] = []
+    for row in own:
+        m = _SAME_AS_BAND.search(row.text)
+        if m is None or any(ch.isdigit() for ch in row.text[: m.start()].split(":")[-1]):
+            continue
+        weight, kidney = weight_in(m.group(1)), renal_in(m.group(1))
+        if weight is None and kidney is None:
+            continue
+        for r in rows:
+            if r is row or r.kind not in DOSE_KINDS or r.population not in (None, "nguoi_lon"):
+                continue
+            same_weight = weight is not None and r.weight_kg is not None and r.weight_kg.max == weight.max
+            same_kidney = kidney is not None and r.renal is not None and r.renal.clcr_min is None \
+                and r.renal.clcr_max is None and not r.renal.dialysis
+            if (same_weight or same_kidney) and (not p.route or not r.route or route_matches(p.route, r.route)):
+                out.append(r)
+    return out
+
+
+def _ceilings_after(rows: list[DoseRow], own: list[DoseRow]) -> list[DoseRow]:
+    """The ceiling printed right after a group's own dose, for no group or adults, by the same route or none
+    ("Liều thông thường ở người cao tuổi: Uống ...: 10 mg ... Liều tối đa: Uống: 40 mg/ngày."): that dose's limit."""
+    out: list[DoseRow] = []
+    for row in own:
+        at = next((i for i, r in enumerate(rows) if r is row), None)
+        if at is None or at + 1 >= len(rows):
+            continue
+        after = rows[at + 1]
+        if (after.kind == "max_dose" and after.population in (None, "nguoi_lon") and after not in own
+                and after not in out
+                and (not after.route or not row.route or set(after.route) & set(row.route))):
+            out.append(after)
+    return out
 
 
 def _elderly_band(row: DoseRow) -> bool:

@@ -12,6 +12,7 @@ from duocthu_desktop.text import fold
 
 ADULT_YEARS = 18.0  # the age from which the book's adult doses apply
 ELDERLY_YEARS = 65.0  # the age from which a patient is "người cao tuổi"
+NORMAL_CLCR = 90.0  # ml/phút: a clearance from here is normal kidney function, in no "suy thận" band
 NEONATE_YEARS = 28 / 365
 
 # The groups the book names, matched on folded text (diacritics dropped, lower case).

@@ -464,7 +464,7 @@ class Assistant:
         asked = answer if answer.decision == "clarify" else None
         for drug_id in reversed(drug_ids or frame.drug_ids):
             sections: dict[str, SectionResult] = {}
-            for key in (*patient_warnings.SECTION_KEYS, patient_warnings.INDICATIONS):
+            for key in (*patient_warnings.SECTION_KEYS, patient_warnings.INDICATIONS, patient_warnings.DOSING):
                 section = self.service.retrieve_framed(drug_id, key)
                 if section.chunks and self.service.decide(section).decision != "abstain":
                     sections[key] = section

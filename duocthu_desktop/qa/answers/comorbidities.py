@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from duocthu_desktop.qa.understanding.extractors import disease_site_spans
-from duocthu_desktop.qa.understanding.lexicon import GENERAL_WORDS, ROUTE_PHRASES
+from duocthu_desktop.qa.understanding.lexicon import CONDITION_KINDS, GENERAL_WORDS, ROUTE_PHRASES
 from duocthu_desktop.text import fold
 
 _WORD = re.compile(r"\w+")
@@ -35,7 +35,17 @@ _UP = frozenset({"tăng", "cao", "tang"})
 _DOWN = frozenset({"thấp", "hạ", "giảm", "thap", "ha", "giam"})
 _SINGLE_MIN_LETTERS = 6
 MAX_TOKENS = 400  # a question's conditions are in its first few hundred words; a pasted document is not read whole
-_GENERAL = frozenset(GENERAL_WORDS) | frozenset(fold(w) for w in GENERAL_WORDS) | {"."}
+# General words as typed: with diacritics they are the book's words ("đã" is general, "da" the skin, "tại" general,
+# "tai" the ear); folded, only their folded forms can be told
+_GENERAL_MARKED = frozenset(GENERAL_WORDS) | {"."}
+_GENERAL_FOLDED = frozenset(fold(w) for w in GENERAL_WORDS) | {"."}
+
+
+def _general(folded: bool) -> frozenset[str]:
+    return _GENERAL_FOLDED if folded else _GENERAL_MARKED
+# What a dosing question asks for or the step it is at ("tối đa một ngày", "chuyển sang uống"): the question's
+# ask, never a condition of the patient ("tối đa 30 mg" printed among the contraindications is no disease)
+ASKING_PHRASES = ("tối đa", "tối thiểu", "chuyển sang", "đổi sang", "chuyển từ")
 
 
 @dataclass(frozen=True)
@@ -55,12 +65,14 @@ class Said:
         # drugs and routes are not conditions ("truyền tĩnh mạch" is how, "tĩnh mạch" no disease), but a disease
         # of a route's site is ("huyết khối tĩnh mạch sâu")
         text, kept = _disease_sites(text)
-        for name in [*drop, *sorted((phrase for phrase, _ in ROUTE_PHRASES), key=len, reverse=True)]:
+        for name in [*drop, *sorted((phrase for phrase, _ in ROUTE_PHRASES), key=len, reverse=True),
+                     *ASKING_PHRASES]:
             name = fold(name) if folded else name.lower()
             if name.strip():
                 text = re.sub(r"(?<!\w)" + re.escape(name.strip()) + r"(?!\w)", " . ", text)
         for placeholder, phrase in kept.items():
             text = text.replace(placeholder, phrase)
+        text += _general_kinds(text, folded)
         words: list[str] = []
         negated: list[bool] = []
         clauses: list[int] = []
@@ -83,7 +95,7 @@ class Said:
         text = fold(text) if self.folded else text.lower()
         # "ở bệnh nhân không bị tăng huyết áp": what the indication rules out is no reason the drug is given
         text = _NEGATED_SPAN.sub(" zzz ", text)
-        printed = " " + " ".join(w for w in _WORD.findall(text) if w not in _GENERAL) + " "
+        printed = " " + " ".join(w for w in _WORD.findall(text) if w not in _general(self.folded)) + " "
         content = self.content()
         drop: set[int] = set()
         for k in range(len(content)):
@@ -100,10 +112,27 @@ class Said:
         return Said(words, self.negated, self.clauses, self.folded)
 
     def any(self) -> bool:
-        return any(w not in _GENERAL and not w.isdigit() for w in self.words)
+        return any(w not in _general(self.folded) and not w.isdigit() for w in self.words)
 
     def content(self) -> list[int]:
-        return [i for i, w in enumerate(self.words) if w not in _GENERAL]
+        return [i for i, w in enumerate(self.words) if w not in _general(self.folded)]
+
+
+def _general_kinds(text: str, folded: bool) -> str:
+    """The general conditions the book prints for the specific ones said ("huyết khối tĩnh mạch sâu" -> " .
+    huyết khối tắc mạch"), each as a clause of its own, unless said negated."""
+    extra = ""
+    for specific, general in CONDITION_KINDS:
+        for name in specific:
+            name = fold(name) if folded else name
+            m = re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text)
+            if m is None:
+                continue
+            before = text[max(0, m.start() - 40) : m.start()]
+            if not any(n.end() == len(before) for n in _NEGATED_SPAN.finditer(before)):
+                extra += " . " + (fold(general) if folded else general) + " . "
+                break
+    return extra
 
 
 def _disease_sites(text: str) -> tuple[str, dict[str, str]]:
@@ -145,9 +174,46 @@ def bears_on(sentence: str, said: Said) -> bool:
     return any(_item_matches(item, said) for item in ITEM_SPLIT.split(text))
 
 
+_LEAVE = re.compile(r"(?<!\w)(?:tuy nhiên|tuy nhien)[^.;()]*")
+STRONG_RUN = 3  # content words of an item said together, in its order, that name the condition beyond doubt
+
+
+def said_beyond(sentence: str, said: Said, indications: str) -> bool:
+    """The question says STRONG_RUN words or more of one item of the sentence, in its order and in one clause,
+    and no single item of the drug's Chỉ định prints that run: the patient has more of this condition than of
+    any indication ("vết loét da đang nhiễm khuẩn" against "Tổn thương da bị nhiễm khuẩn." when the Chỉ định
+    names "nhiễm khuẩn da"), though some of its words are why the drug is asked about."""
+    text = fold(sentence) if said.folded else sentence.lower()
+    # "(tuy nhiên liều thấp để dự phòng huyết khối thì vẫn dùng)": leave the book gives, not what it forbids
+    text = _LEAVE.sub(" . ", text)
+    printed = fold(indications) if said.folded else indications.lower()
+    printed = _NEGATED_SPAN.sub(" zzz ", printed)
+    general = _general(said.folded)
+    items = [" " + " ".join(w for w in _WORD.findall(i) if w not in general) + " " for i in ITEM_SPLIT.split(printed)]
+    content = said.content()
+    for item in ITEM_SPLIT.split(text):
+        core = [w for w in _WORD.findall(_CAUSED.sub(" ", item)) if w not in general]
+        for start in range(len(core)):
+            for k, at in enumerate(content):
+                if said.words[at] != core[start] or said.negated[at]:
+                    continue
+                length = 1
+                while (start + length < len(core) and k + length < len(content)
+                       and said.words[content[k + length]] == core[start + length]
+                       and said.clauses[content[k + length]] == said.clauses[at]
+                       and not said.negated[content[k + length]]):
+                    length += 1
+                run = core[start : start + length]
+                if length < STRONG_RUN or any(w.isdigit() for w in run):
+                    continue
+                if not any(" " + " ".join(run) + " " in i for i in items):
+                    return True
+    return False
+
+
 def _item_said_whole(item: str, said: Said) -> bool:
     """Every content word of the item, in its order, said together ("sốc nhiễm khuẩn", not "nhiễm khuẩn")."""
-    core = [w for w in _WORD.findall(item) if w not in _GENERAL]
+    core = [w for w in _WORD.findall(item) if w not in _general(said.folded)]
     if not core:
         return False
     words = [said.words[i] for i in said.content() if not said.negated[i]]
@@ -158,7 +224,7 @@ def _item_matches(item: str, said: Said) -> bool:
     # "có thể gây suy thận": what the drug may cause, not a condition the patient has
     item = _CAUSED.sub(" ", item)
     raw = _WORD.findall(item)
-    core = [w for w in raw if w not in _GENERAL]
+    core = [w for w in raw if w not in _general(said.folded)]
     if not core:
         return False
     content = said.content()

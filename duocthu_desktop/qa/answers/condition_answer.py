@@ -10,6 +10,7 @@ from duocthu_desktop import messages
 from duocthu_desktop.dosage.words import ADULT_YEARS
 from duocthu_desktop.payload import Reason
 from duocthu_desktop.qa.answers import drug_classes
+from duocthu_desktop.qa.answers import warning_rules as rules
 from duocthu_desktop.qa.answers.cited_answer import (
     CitedAnswer,
     abstain,
@@ -166,6 +167,9 @@ def answer_contraindicated(frame: QueryFrame, sections: dict[str, SectionResult]
                             message=messages.message_for(Reason.NO_CONDITION))
     # a condition is also met as the book's list items name it: "suy gan nặng" is in "Suy gan vừa và nặng"
     said = Said.of(words[0], []) if _group_of(frame) is None else None
+    # "Clcr dưới 30": every sentence whose printed Clcr threshold holds such a patient ("Clcr < 60 ml/phút"),
+    # compared as numbers, an emphasised one too ("đặc biệt ... dưới 30 ml/phút")
+    clcr = _clcr_asked(frame)
     answer = CitedAnswer()
     drugs: list[str] = []
     unreadable = 0
@@ -179,7 +183,8 @@ def answer_contraindicated(frame: QueryFrame, sections: dict[str, SectionResult]
             for start, end in split_sentences(chunk.text):
                 sentence = chunk.text[start:end]
                 if any(drug_classes.mentions(sentence, w) for w in words) or (
-                        said is not None and said.any() and bears_on(sentence, said)):
+                        said is not None and said.any() and bears_on(sentence, said)) or (
+                        clcr is not None and any(b.overlaps(*clcr) for b in rules.clcr_bounds(sentence))):
                     answer.add(title, "warning", chunk, start, end)
                     if drug_id not in drugs:
                         drugs.append(drug_id)
@@ -197,6 +202,25 @@ def answer_contraindicated(frame: QueryFrame, sections: dict[str, SectionResult]
     if unreadable:
         return answer.result(Reason.QUARANTINED_EVIDENCE, join_messages(message, quarantine_message()))
     return answer.result(None, message)
+
+
+_CLCR_CMP = re.compile(r"(?:clcr|thanh thải creatinin|thanh thai creatinin|lọc cầu thận|loc cau than|egfr|gfr)"
+                       r"\s*(?:là|la|=|:|ở mức|o muc)?\s*(<|≤|dưới|duoi|nhỏ hơn|nho hon|thấp hơn|thap hon|>|≥|trên|tren|"
+                       r"lớn hơn|lon hon|cao hơn|cao hon)?\s*\d", re.IGNORECASE)
+_CLCR_BELOW = frozenset({"<", "≤", "dưới", "duoi", "nhỏ hơn", "nho hon", "thấp hơn", "thap hon"})
+
+
+def _clcr_asked(frame: QueryFrame) -> tuple[float, float] | None:
+    """The Clcr interval the question asks about: 'Clcr dưới 30' -> [0, 30), 'Clcr 25' -> [25, 25]."""
+    if frame.clcr is None:
+        return None
+    m = _CLCR_CMP.search(frame.question or frame.condition or "")
+    cmp = (m.group(1) or "").lower() if m else ""
+    if cmp in _CLCR_BELOW:
+        return (0.0, frame.clcr - 1e-6)
+    if cmp:
+        return (frame.clcr + 1e-6, 1e9)
+    return (frame.clcr, frame.clcr)
 
 
 def _contraindication_words(frame: QueryFrame) -> tuple[str, ...]:

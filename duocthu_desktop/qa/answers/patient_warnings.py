@@ -27,12 +27,17 @@ PREGNANCY = "thoi_ky_mang_thai"
 LACTATION = "thoi_ky_cho_con_bu"
 CAUTIONS = "than_trong"
 INDICATIONS = "chi_dinh"
+# The dosage section is read only for what it says of a patient past a number it prints ("người ... cân nặng
+# dưới 50 kg, ... liều đầu tiên thông thường còn thấp hơn"), never for its doses: they are the dose answer's
+DOSING = "lieu_luong_cach_dung"
+_DOSING_TOPICS = frozenset({"can_nang", "xet_nghiem"})
+_DOSE_AMOUNT = re.compile(r"\d\s*(?:mg|g|microgam|mcg|µg|ml|đơn vị|đvqt|ui|iu|giọt|viên|ống)(?!\w)", re.IGNORECASE)
 # Read in this order and shown in this order: what the book forbids first.
 SECTION_KEYS = (CONTRAINDICATIONS, PREGNANCY, LACTATION, CAUTIONS)
 MAX_WARNINGS = 6
 CONTRAINDICATED_NOTE = ("Dược thư ghi chống chỉ định khớp với người bệnh này (xem phần Chống chỉ định ở trên), "
                         "nên liều thông thường không được hiển thị.")
-PER_SECTION = {CONTRAINDICATIONS: 4, PREGNANCY: 3, LACTATION: 2, CAUTIONS: 2}
+PER_SECTION = {CONTRAINDICATIONS: 4, PREGNANCY: 3, LACTATION: 2, CAUTIONS: 2, DOSING: 1}
 # Which patient topics each section is read for (the pregnancy section only for a pregnant patient, ...).
 _SECTION_TOPICS = {
     PREGNANCY: ("mang_thai",),
@@ -44,6 +49,7 @@ TOPIC_LABELS = {
     "cho_con_bu": "phụ nữ cho con bú",
     "tre_em": "trẻ em",
     "nguoi_cao_tuoi": "người cao tuổi",
+    "can_nang": "cân nặng của người bệnh",
     "suy_than": "suy thận",
     "suy_gan": "suy gan",
     "xet_nghiem": "xét nghiệm của người bệnh",
@@ -92,6 +98,10 @@ def warnings_for(frame: QueryFrame, sections: dict[str, SectionResult]) -> list[
         found = _section_warnings(key, section, patient)
         found.sort(key=lambda w: (w.strength if key != CONTRAINDICATIONS else 0))
         out += found[: PER_SECTION[key]]
+    dosing = sections.get(DOSING)
+    if dosing is not None:
+        shown = {w.text for w in out}
+        out += [w for w in _section_warnings(DOSING, dosing, patient) if w.text not in shown][: PER_SECTION[DOSING]]
     if indications is not None:
         # a Chỉ định that rules this patient's group out ("... không dùng để điều trị tăng huyết áp cho người cao
         # tuổi"): a limit the book prints where it says what the drug is for
@@ -140,7 +150,7 @@ def _unconditional(w: Warning) -> bool:
 
 # "Dùng đồng thời với chế phẩm chứa calci ở trẻ em": forbidden with something else, not the drug for this patient
 _CONDITIONAL = re.compile(r"(?<!\w)(?:dùng đồng thời|phối hợp|dùng cùng|dùng chung|kết hợp|nếu|khi đang dùng)(?!\w)")
-_SEVERITY = re.compile(r"(?<!\w)(?:nặng|vừa|nghiêm trọng|mất bù|giai đoạn cuối|tiến triển|cấp tính)(?!\w)")
+_SEVERITY = re.compile(r"(?<!\w)(?:(?<!cân )nặng|vừa|nghiêm trọng|mất bù|giai đoạn cuối|tiến triển|cấp tính)(?!\w)")
 
 
 # "Trẻ trên 12 tuổi, nếu cần, có thể dùng liều như liều người lớn." printed among the contraindications allows
@@ -187,7 +197,7 @@ def _severity_unsaid(text: str, question: str) -> bool:
     return bool(named) and all(w not in said and fold(w) not in fold(said) for w in named)
 
 
-_TOPIC_WORDS = {"suy_than": rules.RENAL_WORDS, "suy_gan": rules.HEPATIC_WORDS, "tre_em": rules.CHILD_WORDS,
+_TOPIC_WORDS = {"can_nang": re.compile(r"\d\s*kg(?!\w)"), "suy_than": rules.RENAL_WORDS, "suy_gan": rules.HEPATIC_WORDS, "tre_em": rules.CHILD_WORDS,
                 "nguoi_cao_tuoi": rules.ELDERLY_WORDS, "mang_thai": rules.PREGNANCY_WORDS}
 
 
@@ -202,7 +212,13 @@ def _section_warnings(key: str, section: SectionResult, patient: rules.Patient) 
         sentences = split_sentences(chunk.text)
         for i, (start, end) in enumerate(sentences):
             sentence = chunk.text[start:end]
-            topics = rules.topics_of(sentence, patient, own_section=wanted)
+            topics = rules.topics_of(sentence, patient, own_section=wanted, contraindication=key == CONTRAINDICATIONS)
+            if key == DOSING:
+                topics = tuple(t for t in topics if t in _DOSING_TOPICS)
+                if _DOSE_AMOUNT.search(sentence) or sentence.rstrip().endswith(":"):
+                    continue  # a dose the patient's band prints, or its label, is the dose answer's to show
+                if _other_group(sentence, patient):
+                    continue  # "Liều thông thường ở người cao tuổi: Giống như đối với người < 50 kg" for an adult
             if not topics:
                 continue
             strength = rules.strength(sentence)
@@ -221,6 +237,19 @@ def _section_warnings(key: str, section: SectionResult, patient: rules.Patient) 
     return [w for w in out if not any(o is not w and _inside(w, o) for o in out)]
 
 
+def _other_group(sentence: str, patient: rules.Patient) -> bool:
+    """A dosage sentence labelled for a group (the elderly, children) this patient is not known to be in: the
+    label before its colon names it ("Liều thông thường ở người cao tuổi: ..."). A group listed among others
+    ("(cân nặng dưới 50 kg, cao tuổi, suy gan)") is one of several ways in, not the sentence's own group."""
+    head, colon, _ = sentence.partition(":")
+    if not colon:
+        return False
+    low = head.lower()
+    if rules.ELDERLY_WORDS.search(low) and not patient.elderly:
+        return True
+    return bool(rules.CHILD_WORDS.search(low)) and not patient.child
+
+
 def _inside(inner: Warning, outer: Warning) -> bool:
     return (
         inner.chunk.chunk_id == outer.chunk.chunk_id
@@ -237,7 +266,7 @@ def _same_paragraph(text: str, prev_end: int, start: int) -> bool:
 def _grouped(found: list[Warning]) -> list[Warning]:
     """Within a section, warnings with the same title side by side (one block each), in the order found."""
     out: list[Warning] = []
-    for key in (*SECTION_KEYS, INDICATIONS):
+    for key in (*SECTION_KEYS, DOSING, INDICATIONS):
         titles: list[str] = []
         in_section = [w for w in found if w.section_key == key]
         for w in in_section:

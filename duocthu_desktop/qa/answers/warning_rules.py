@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from duocthu_desktop.dosage.words import ADULT_YEARS, ELDERLY_YEARS, routes_in
 from duocthu_desktop.qa.answers import drug_classes
-from duocthu_desktop.qa.answers.comorbidities import Said, bears_on
+from duocthu_desktop.qa.answers.comorbidities import Said, bears_on, said_beyond
 from duocthu_desktop.qa.understanding import lab_values
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.qa.understanding.lab_values import LabValue
@@ -20,8 +20,8 @@ from duocthu_desktop.qa.understanding.lab_values import LabValue
 # The patient topics a sentence can bear on; "benh_kem" is a condition the person says the patient has,
 # "xet_nghiem" a lab value they give that lies in a band the sentence prints, "dang_dung" a class of medicines
 # the person says the patient takes ("đang uống thuốc chống đông") that the sentence names in its own words.
-TOPICS = ("mang_thai", "cho_con_bu", "tre_em", "nguoi_cao_tuoi", "suy_than", "suy_gan", "xet_nghiem", "benh_kem",
-          "dang_dung")
+TOPICS = ("mang_thai", "cho_con_bu", "tre_em", "nguoi_cao_tuoi", "can_nang", "suy_than", "suy_gan", "xet_nghiem",
+          "benh_kem", "dang_dung")
 _EPS = 1e-6
 _NUM = r"(\d+(?:,\d+)?)"
 
@@ -34,10 +34,15 @@ class Patient:
     trimester: int | None = None
     breastfeeding: bool = False
     age: tuple[float, float] | None = None  # years, the closed interval the patient's age lies in
+    weight: float | None = None  # kg, compared with the weight thresholds the book prints ("dưới 50 kg")
     renal: bool = False
     clcr: float | None = None
     hepatic: bool = False
     said: Said | None = None  # the conditions the person says the patient has, as content words
+    # the question's words with the drug's indications kept, and those indications: a contraindication the
+    # question names more of than any indication is the patient's, though the indication shares some words
+    said_all: Said | None = None
+    indications: str = ""
     labs: tuple[LabValue, ...] = ()  # lab values given, compared with the thresholds the book prints
     route: str | None = None  # the route asked about: a sentence naming only other routes is another product
     taking: frozenset[str] = frozenset()  # keys of the medicine classes the patient is said to take
@@ -45,13 +50,17 @@ class Patient:
     @classmethod
     def of(cls, frame: QueryFrame, indications: str = "") -> Patient:
         """`indications`: the drug's Chỉ định, whose conditions are why it is asked about, not warnings."""
-        said = Said.of(frame.question, list(frame.drug_mentions.values())).without(indications)
+        said_all = Said.of(lab_values.without_values(frame.question), list(frame.drug_mentions.values()))
+        said = said_all.without(indications)
         return cls(
             said=said if said is not None and said.any() else None,
+            said_all=said_all if said_all.any() and indications else None,
+            indications=indications,
             pregnant=frame.pregnant or frame.population == "mang_thai",
             trimester=frame.trimester,
             breastfeeding=frame.breastfeeding or frame.population == "cho_con_bu",
             age=_age_interval(frame),
+            weight=frame.weight_kg,
             renal=frame.renal_impairment,
             clcr=frame.clcr,
             hepatic=frame.hepatic_impairment,
@@ -74,10 +83,11 @@ class Patient:
             "cho_con_bu": self.breastfeeding,
             "tre_em": self.child,
             "nguoi_cao_tuoi": self.elderly,
+            "can_nang": self.weight is not None,
             "suy_than": self.renal or self.clcr is not None,
             "suy_gan": self.hepatic,
             "xet_nghiem": bool(self.labs),
-            "benh_kem": self.said is not None,
+            "benh_kem": self.said is not None or self.said_all is not None,
             "dang_dung": bool(self.taking),
         }[topic]
 
@@ -178,6 +188,15 @@ def age_bounds(sentence: str) -> list[Bound]:
     return [b for b, _ in _bounds(sentence, _AGE_UNIT, _AGE_SCALE)]
 
 
+# "50 kg" as a bound of the patient's weight; "1 mg/kg" is a dose per kilogram, "50 kg/m²" no weight
+_KG_UNIT = re.compile(r"(kg)(?!\s*/|\w)", re.IGNORECASE)
+
+
+def weight_bounds(sentence: str) -> list[Bound]:
+    """'người có trọng lượng dưới 50 kg', 'trẻ cân nặng < 40 kg', 'người bệnh 10 - 30 kg'; a bare '50 kg' is none."""
+    return [b for b, _ in _bounds(sentence, _KG_UNIT)]
+
+
 def _value(text: str) -> float:
     return float(text.replace(",", "."))
 
@@ -207,9 +226,12 @@ HEPATIC_WORDS = re.compile(
 )
 
 
-def topics_of(sentence: str, patient: Patient, own_section: tuple[str, ...] | None = None) -> tuple[str, ...]:
+def topics_of(sentence: str, patient: Patient, own_section: tuple[str, ...] | None = None,
+              contraindication: bool = False) -> tuple[str, ...]:
     """The patient topics this sentence bears on ('mang_thai', 'tre_em', 'suy_than', ...), in a fixed order.
-    `own_section`: the topics of a section that is wholly about them (the pregnancy or lactation section)."""
+    `own_section`: the topics of a section that is wholly about them (the pregnancy or lactation section).
+    `contraindication`: the sentence is one of the Chống chỉ định, where a condition the question names more of
+    than of any indication is the patient's."""
     low = sentence.lower()
     if not _route_fits(sentence, patient.route):
         return ()
@@ -226,6 +248,8 @@ def topics_of(sentence: str, patient: Patient, own_section: tuple[str, ...] | No
         found.append("tre_em")
     if patient.elderly and _age_fits(low, patient, bool(ELDERLY_WORDS.search(low))):
         found.append("nguoi_cao_tuoi")
+    if patient.weight is not None and _weight_fits(low, patient):
+        found.append("can_nang")
     if patient.has("suy_than") and _renal_fits(low, patient):
         found.append("suy_than")
     if patient.hepatic and HEPATIC_WORDS.search(low):
@@ -233,6 +257,9 @@ def topics_of(sentence: str, patient: Patient, own_section: tuple[str, ...] | No
     if patient.labs and lab_values.bears_on(sentence, list(patient.labs)):
         found.append("xet_nghiem")
     if patient.said is not None and bears_on(sentence, patient.said):
+        found.append("benh_kem")
+    elif contraindication and patient.said_all is not None and said_beyond(sentence, patient.said_all,
+                                                                          patient.indications):
         found.append("benh_kem")
     if patient.taking and patient.taking & {c.key for c in drug_classes.classes_in(sentence)}:
         found.append("dang_dung")
@@ -273,6 +300,19 @@ def _age_fits(low: str, patient: Patient, named: bool) -> bool:
     if hard and patient.age is not None:
         return any(b.overlaps(*patient.age) for b in hard)
     return named
+
+
+def _weight_fits(low: str, patient: Patient) -> bool:
+    """The sentence bounds a weight the patient's lies in. A bound it draws for children ("trẻ cân nặng dưới 40
+    kg") is not an adult's, when the patient's age says he is one."""
+    # a weight stressed ("người đặc biệt có nguy cơ chảy máu (cân nặng dưới 50 kg, ...)") still names whom the
+    # sentence is about: no other words of it name a weight
+    hard = weight_bounds(low)
+    if not hard or patient.weight is None:
+        return False
+    if patient.age is not None and not patient.child and _child_named(low, patient):
+        return False
+    return any(b.overlaps(patient.weight, patient.weight) for b in hard)
 
 
 def _renal_fits(low: str, patient: Patient) -> bool:

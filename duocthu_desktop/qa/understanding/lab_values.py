@@ -30,6 +30,11 @@ ANALYTES: dict[str, tuple[str, ...]] = {
     "glucose": ("glucose", "duong huyet", "duong mau"),
     "acid_uric": ("acid uric", "axit uric"),
     "bilirubin": ("bilirubin",),
+    "creatinin": ("creatinin huyet thanh", "creatinin huyet", "creatinin mau", "creatinin", "creatinine"),
+    # the vital signs a threshold is printed on ("huyết áp tâm thu dưới 105 mmHg", "nhịp tim dưới 50 lần/phút")
+    "huyet_ap_tam_thu": ("huyet ap tam thu", "ha tam thu", "huyet ap toi da"),
+    "huyet_ap_tam_truong": ("huyet ap tam truong", "ha tam truong", "huyet ap toi thieu"),
+    "nhip_tim": ("nhip tim", "tan so tim", "nhip mach"),
 }
 # folded unit as written -> (canonical unit, factor), per analyte family
 _UNITS: dict[str, tuple[str, float]] = {
@@ -38,8 +43,14 @@ _UNITS: dict[str, tuple[str, float]] = {
     "g/l": ("g/l", 1.0), "g/lit": ("g/l", 1.0), "/mm3": ("/mm3", 1.0), "/mm³": ("/mm3", 1.0), "/ul": ("/mm3", 1.0),
     "/µl": ("/mm3", 1.0), "/microlit": ("/mm3", 1.0), "x 10^9/l": ("/mm3", 1000.0), "x10^9/l": ("/mm3", 1000.0),
     "x 109/l": ("/mm3", 1000.0), "10^9/l": ("/mm3", 1000.0), "µmol/l": ("µmol/l", 1.0), "umol/l": ("µmol/l", 1.0),
-    "micromol/l": ("µmol/l", 1.0), "micromol/lit": ("µmol/l", 1.0),
+    "micromol/l": ("µmol/l", 1.0), "micromol/lit": ("µmol/l", 1.0), "mg/decilit": ("mg/dl", 1.0),
+    "mmhg": ("mmhg", 1.0), "lan/phut": ("/phut", 1.0), "lan/ phut": ("/phut", 1.0), "nhip/phut": ("/phut", 1.0),
+    "nhip/ phut": ("/phut", 1.0), "bpm": ("/phut", 1.0),
 }
+# creatinine printed in mg/dl and typed in µmol/l (or the other way): 1 mg/dl is 88,4 µmol/l
+_CREATININE_UMOL_PER_MG_DL = 88.4
+# a creatinine typed without its unit: above this it can only be µmol/l (in mg/dl a value over 20 is not seen)
+_CREATININE_BARE_UMOL = 20.0
 # analytes whose monovalent ion makes mEq/l the same number as mmol/l
 _MONOVALENT = ("kali", "natri")
 # a blood count in G/l (Giga per litre) is 1 000/mm³; "g/l" of a count can only mean that
@@ -58,11 +69,16 @@ def _names() -> str:
     return "|".join(re.escape(w) for w, _ in words)
 
 
-_ANALYTE = re.compile(r"(?<![0-9a-z])(" + _names() + r")(?![0-9a-z])")
+# "thanh thải creatinin 25 ml/phút" is a clearance (Clcr), not the serum creatinine
+_ANALYTE = re.compile(r"(?<![0-9a-z])(?<!thanh thai )(" + _names() + r")(?![0-9a-z])")
+# "huyết áp 90/60 mmHg": the systolic and the diastolic pressure in one
+_PRESSURE_PAIR = re.compile(r"(?<![0-9a-z])(?:huyet ap|ha)(?:\s*(?:la|=|:|do duoc|khoang|o muc))*\s*(\d{2,3})\s*/\s*(\d{2,3})"
+                            r"(?!\d)(?:\s*mmhg)?")
 _VALUE = re.compile(_FILLER + r"\s*" + _NUM + r"\s*(" + _UNIT + r")?")
 _BOUND = re.compile(r"(?:(" + _CMP + r")\s*)?" + _NUM + r"\s*(" + _UNIT + r")?"
                     r"(?:\s*(?:-|–|den|toi)\s*" + _NUM + r"\s*(" + _UNIT + r")?)?")
-_WINDOW = 45  # characters after the analyte's name within which its threshold is printed
+_WINDOW = 70  # characters after the analyte's name within which its thresholds are printed
+_CLAUSE_END = re.compile(r"[;)]|\.(?!\d)")
 
 
 class LabValue(BaseModel):
@@ -90,6 +106,11 @@ def _number(text: str) -> float:
 
 
 def _canonical(analyte: str, value: float, unit: str | None) -> tuple[float, str | None]:
+    if analyte == "creatinin":
+        if unit is None:
+            unit = "umol/l" if value > _CREATININE_BARE_UMOL else "mg/dl"
+        if _UNITS.get(unit, ("",))[0] == "µmol/l":
+            return value / _CREATININE_UMOL_PER_MG_DL, "mg/dl"
     if unit is None:
         return value, None
     canon, factor = _UNITS[unit]
@@ -105,12 +126,31 @@ def lab_values(question: str) -> list[LabValue]:
     000/mm3'."""
     text = fold(question).lower()
     out: list[LabValue] = []
+    for m in _PRESSURE_PAIR.finditer(text):
+        out.append(LabValue(analyte="huyet_ap_tam_thu", value=_number(m.group(1)), unit="mmhg"))
+        out.append(LabValue(analyte="huyet_ap_tam_truong", value=_number(m.group(2)), unit="mmhg"))
     for m in _ANALYTE.finditer(text):
         v = _VALUE.match(text, m.end())
         if not v:
             continue
         out.append(LabValue(analyte=_analyte_of(m.group(1)), value=_number(v.group(1)), unit=v.group(2)))
     return out
+
+
+def without_values(question: str) -> str:
+    """The question with each lab value it gives ("creatinin huyết thanh 1,2 mg/dl", "huyết áp 95/60 mmHg")
+    blanked: a measured number is compared with the book's thresholds, it is not a condition the patient has."""
+    text = fold(question).lower()
+    if len(text) != len(question):
+        return question
+    spans = [m.span() for m in _PRESSURE_PAIR.finditer(text)]
+    for m in _ANALYTE.finditer(text):
+        v = _VALUE.match(text, m.end())
+        if v:
+            spans.append((m.start(), v.end()))
+    for start, end in sorted(spans, reverse=True):
+        question = question[:start] + " . " + question[end:]
+    return question
 
 
 def thresholds(sentence: str) -> list[Threshold]:
@@ -120,6 +160,10 @@ def thresholds(sentence: str) -> list[Threshold]:
     for m in _ANALYTE.finditer(text):
         analyte = _analyte_of(m.group(1))
         window = text[m.end() : m.end() + _WINDOW]
+        # "creatinin ≥ 1,5 mg/decilít ở nam giới hoặc ≥ 1,4 mg/decilít ở nữ giới": each band, up to where another
+        # analyte or another clause begins
+        cut = _ANALYTE.search(window)
+        window = _CLAUSE_END.split(window[: cut.start()] if cut else window, maxsplit=1)[0]
         for b in _BOUND.finditer(window):
             cmp, first, unit, second, unit2 = b.groups()
             unit = unit or unit2
@@ -135,7 +179,6 @@ def thresholds(sentence: str) -> list[Threshold]:
             lo_c, canon = _canonical(analyte, lo, unit)
             hi_c, _ = _canonical(analyte, hi, unit)
             out.append(Threshold(analyte, lo_c, hi_c, canon))
-            break
     return out
 
 

@@ -581,6 +581,13 @@ CONDITION_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("mất ngủ", "khó ngủ"),
     ("chàm", "eczema"),  # the book prints both ("chàm (eczema)", "eczema cấp và mạn")
 )
+# A named form of a condition and the general condition the book's warnings print for it: a patient with the
+# first has the second ("huyết khối tĩnh mạch sâu" is a "huyết khối tắc mạch"). General clinical vocabulary, one
+# way only: the general name never stands for the specific one.
+CONDITION_KINDS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("huyết khối tĩnh mạch sâu", "huyết khối tĩnh mạch", "thuyên tắc phổi", "tắc mạch phổi", "nghẽn mạch phổi",
+      "thuyên tắc huyết khối", "huyết khối động mạch"), "huyết khối tắc mạch"),
+)
 # Words the book may print between the words of a condition without changing it: "nhiễm khuẩn ĐƯỜNG tiết niệu",
 # "giảm CÁC CƠN đau", "nhiễm khuẩn VỀ ĐƯỜNG tiết niệu". Any other word changes it ("viêm MÀNG não" is not "viêm não"),
 # except an organ shared by a hyphen ("viêm não - màng não", "viêm tai - mũi - họng"), read by the search itself.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from duocthu_desktop.dosage.words import NORMAL_CLCR
 from duocthu_desktop.qa.answers.comorbidities import Said
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.qa.understanding.lab_values import lab_values
@@ -17,7 +18,6 @@ from duocthu_desktop.qa.understanding.textmatch import Text, find
 from duocthu_desktop.text import fold
 
 # Clcr (ml/phút) from which kidney function counts as normal.
-NORMAL_CLCR = 90.0
 # Serum creatinine above which kidney function is impaired (adult upper limit of normal).
 CREATININE_NORMAL_MG_DL = 1.3
 CREATININE_NORMAL_UMOL_L = 115.0
