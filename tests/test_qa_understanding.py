@@ -82,6 +82,9 @@ def test_route(text, route):
         ("độ thanh thải creatinin 30", 30.0),
         ("clcr la 25", 25.0),
         ("ClCr = 45,5", 45.5),
+        ("Nếu Clcr giảm còn 8 ml/phút thì sao?", 8.0),
+        ("clcr chi con khoang 15", 15.0),
+        ("độ thanh thải creatinin giảm xuống 20 ml/phút", 20.0),
     ],
 )
 def test_clcr(text, value):
@@ -153,6 +156,8 @@ def test_non_human(text):
         "phòng ngừa",
         "cắt cơn đau",
         "cat con dau that nguc",
+        "Ngộ độc Seduxen, bệnh nhân ngủ gà lú lẫn, dùng thuốc giải gì?",
+        "trẻ bị quáng gà",
     ],
 )
 def test_ordinary_words_are_not_animals(text):
@@ -289,6 +294,18 @@ def test_catalog_unknown_drugs_and_classes(catalog: Catalog):
     res = catalog.resolve("Warfarin dùng cùng NSAID")
     assert res.classes == ["NSAID"] and res.unknown == []
     assert catalog.resolve("độ thanh thải creatinin 30").unknown == []
+    # a cephalosporin's "-xim" is a drug name's ending too: not in the book, so not in the formulary
+    assert catalog.resolve("Liều cefuroxim uống cho người lớn?").unknown == ["cefuroxim"]
+
+
+def test_a_drug_the_patient_cannot_take_or_already_takes_is_context(catalog: Catalog):
+    frame = understand("Bệnh nhân này dị ứng aspirin, không dùng được aspirin thì sao?", catalog)
+    assert frame.context_drugs == {"acid_acetylsalicylic": "ruled_out"}
+    assert frame.section_key == "chong_chi_dinh" and frame.context_section is None  # "dị ứng" alone asked it
+    frame = understand("Bệnh nhân đang dùng warfarin thì có tương tác không?", catalog)
+    assert frame.context_drugs == {"warfarin": "taking"} and frame.context_section == "tuong_tac_thuoc"
+    frame = understand("Liều clopidogrel cho người lớn?", catalog)
+    assert frame.context_drugs == {} and frame.context_section is None
 
 
 @pytest.mark.integration

@@ -374,8 +374,30 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         if p.is_child and p.age_years is None and p.weight_kg is None and any(r.age or r.weight_kg for r in candidates):
             fit.ask_age_or_weight = True
             return fit
-    fit.rows = _with_durations(rows, candidates, p)
+    fit.rows = _with_durations(rows, _with_stated_cases(rows, candidates, p), p)
     return fit
+
+
+# "Nếu bệnh nhân không thể dùng aspirin thì ...": a statement the book makes for a case of the patient it names
+_IF_CLAUSE = re.compile(r"^\W*Nếu\s+(.{3,120}?)\s+thì\s", re.I)
+
+
+def _with_stated_cases(rows: list[DoseRow], chosen: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """The statements of the indication chosen that open with a case of the patient ("Nếu bệnh nhân không thể dùng
+    aspirin thì ...") the question states in its own words ("không dùng được aspirin"): they go with the doses
+    chosen, in the book's order (the patient is that case)."""
+    if not chosen or not p.question:
+        return chosen
+    said = _said_words(p.question)
+    keys = {(r.indication, r.population) for r in chosen}
+    extra = []
+    for r in rows:
+        if r in chosen or r.kind not in DOSE_KINDS or (r.indication, r.population) not in keys:
+            continue
+        clause = _IF_CLAUSE.match(r.text)
+        if clause and _naming_score(clause.group(1), said) > 0:
+            extra.append(r)
+    return [r for r in rows if r in chosen or r in extra] if extra else chosen
 
 
 # a band the book draws by words, not by a clearance: "Suy thận mức độ nhẹ và vừa:"

@@ -428,6 +428,9 @@ NON_HUMAN_PHRASES: tuple[str, ...] = (
     "con chó", "con mèo", "con heo", "con lợn", "con gà", "con bò", "con ngựa", "con trâu", "con dê", "con cừu",
     "chó con", "mèo con", "dog", "puppy", "kitten", "veterinary",
 )
+# Clinical words that hold an animal's name and say nothing of an animal ("ngủ gà": drowsy; "quáng gà": night
+# blindness): left out before the animal words are looked for.
+NOT_ANIMAL_TERMS: tuple[str, ...] = ("ngủ gà", "gà gật", "quáng gà", "da gà", "nổi da gà", "mắt cá chân")
 NON_HUMAN_FOLDED_ONLY_IF_ACCENTED: frozenset[str] = frozenset(
     {"chó", "bò", "lợn", "gà", "bê", "ngựa", "dê", "cừu", "cún", "chim", "thỏ", "vịt", "mèo"}
 )
@@ -539,6 +542,7 @@ NOT_DRUG_WORDS: frozenset[str] = frozenset(
 DRUG_SUFFIXES: tuple[str, ...] = (
     "ol", "in", "ine", "id", "ide", "il", "an", "at", "ate", "on", "one", "em", "ex", "ix", "ax", "ox", "am",
     "um", "mab", "nib", "vir", "pril", "tan", "tide", "ast", "zole", "azol", "fen", "yl", "ac", "en", "rin",
+    "im",  # the cephalosporins' "-xim", "-dim", "-pim" (cefuroxim, ceftazidim, cefepim), "-stim"
 )
 # Release/form words printed after a brand ("XR", "SR", "Tab.", "Inj"): not part of the name people say.
 FORM_SUFFIXES: frozenset[str] = frozenset(
