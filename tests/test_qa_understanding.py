@@ -396,3 +396,18 @@ def test_frame_injection_keeps_the_real_question(catalog: Catalog):
     assert frame.injection_attempt
     assert frame.drug_ids == ["paracetamol"]
     assert (frame.turn_type, frame.population, frame.route) == ("dosing", "nguoi_lon", "uong")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["amoxicilin dự phòng viêm nội tâm mạc người lớn trước nhổ răng", "Aciclovir điều trị thủy đậu"],
+)
+def test_a_condition_named_as_what_the_drug_is_for_asks_its_dose(catalog: Catalog, text):
+    frame = understand(text, catalog)
+    assert frame.section_key == "lieu_luong_cach_dung" and frame.turn_type == "dosing"
+
+
+def test_a_disease_the_patient_has_besides_still_asks_the_contraindications(catalog: Catalog):
+    frame = understand("Bệnh nhân bị hen có dùng aspirin được không?", catalog)
+    assert frame.section_key == "chong_chi_dinh"
+

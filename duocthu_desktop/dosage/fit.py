@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -275,6 +276,7 @@ def indication_score(condition: str, row: DoseRow) -> float:
 def choose(rows: list[DoseRow], p: Patient) -> Fit:
     """The rows of one dosage section that fit the patient, in the book's order, or what to ask first."""
     fit = Fit()
+    p = _route_typed_plainly(rows, p)
     instructions = _instructions_asked(rows, p)
     if instructions:
         fit.rows, fit.how_to = instructions, True
@@ -302,7 +304,10 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         # the renal bands only: a normal-function ceiling beside them would read as this patient's limit
         candidates = _by_dialysis_kind(_by_clearance(renal, p), p)
     else:
-        candidates = [r for r in candidates if r.renal is None or fits_renal(r, p) or r in by_weight]
+        # a heading for both organs ("Suy thận hoặc suy gan: Liều ... phải giảm") speaks to a liver patient too,
+        # but not its clearance bands
+        candidates = [r for r in candidates if r.renal is None or fits_renal(r, p) or r in by_weight
+                      or (p.hepatic_impairment and r.hepatic and _no_clearance(r))]
         if p.clcr is not None:
             fit.notes.append("Dược thư không ghi mức điều chỉnh liều theo Clcr ở phần liều lượng; "
                              "dưới đây là liều sách ghi, cần đối chiếu phần Thận trọng.")
@@ -376,6 +381,22 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
             return fit
     fit.rows = _with_durations(rows, _with_stated_cases(rows, candidates, p), p)
     return fit
+
+
+# Route words read folded only in a question typed without any diacritics, and only where the section doses by that
+# route: "boi" is "bôi" beside a skin preparation's doses ("bởi" is "by" elsewhere)
+_PLAIN_ROUTE_WORDS = (("boi", "boi"), ("thoa", "boi"))
+
+
+def _route_typed_plainly(rows: list[DoseRow], p: Patient) -> Patient:
+    """'zinc oxide boi vet trot da ...': a route word typed without diacritics names the route when the question has
+    no diacritics at all and the section doses by that route and by another (the choice the word settles)."""
+    if p.route is not None or not p.question or fold(p.question) != p.question.lower():
+        return p
+    dosed = set(_routes([r for r in rows if r.kind in DOSE_KINDS]))
+    words = set(re.findall(r"[a-z]+", p.question.lower()))
+    said = {key for word, key in _PLAIN_ROUTE_WORDS if word in words and key in dosed}
+    return replace(p, route=said.pop()) if len(said) == 1 and len(dosed) > 1 else p
 
 
 # "Nếu bệnh nhân không thể dùng aspirin thì ...": a statement the book makes for a case of the patient it names
@@ -501,11 +522,24 @@ def _continuations(kept: list[DoseRow], pool: list[DoseRow]) -> list[DoseRow]:
 _VEIN = frozenset({"tiem_tinh_mach", "truyen_tinh_mach"})
 
 
+# an amount given: "2 g", "500 mg", "50 mg/kg", "10 000 đơn vị" (numbers with a unit of quantity)
+_AMOUNT = re.compile(r"\d+(?:[ .]\d{3})*(?:,\d+)?\s*(?:mg|g|microgam|mcg|µg|đơn vị|đvqt|ml|mmol)(?:/kg)?(?!\w)")
+
+
 def _route_choice_matters(doses: list[DoseRow]) -> bool:
     """The doses differ by route: some statement is for a route another is not. Where every statement names the
     same routes ("uống hoặc tiêm tĩnh mạch"), or every route is a vein, the route need not be asked."""
     families = {frozenset("vein" if k in _VEIN else k for k in r.route if k != "other") for r in doses}
-    return len(families - {frozenset()}) > 1
+    if len(families - {frozenset()}) <= 1:
+        return False
+    # "Người lớn: Một liều duy nhất 2 g, uống ..." and "Người lớn: Truyền tĩnh mạch 2 g ...": the same amounts by
+    # every route; each statement is shown under its own route, so none is to be chosen first
+    amounts: dict[frozenset[str], set[str]] = defaultdict(set)
+    for r in doses:
+        family = frozenset("vein" if k in _VEIN else k for k in r.route if k != "other")
+        if family:
+            amounts[family] |= set(_AMOUNT.findall(r.text))
+    return not (all(amounts.values()) and len({frozenset(a) for a in amounts.values()}) == 1)
 
 
 def _by_indication(candidates: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:
@@ -590,6 +624,10 @@ def _own_disease(row: DoseRow) -> bool:
     """The row's own indication is a heading naming a case of its own, not a qualifier (a phase, a severity, a
     regimen) of the heading above it."""
     return bool(row.indication) and _is_indication_heading(row.indication)
+
+
+def _no_clearance(row: DoseRow) -> bool:
+    return row.renal is None or (row.renal.clcr_min is None and row.renal.clcr_max is None and not row.renal.dialysis)
 
 
 def _organ(row: DoseRow) -> bool:

@@ -385,6 +385,13 @@ MAY_I_CUES: tuple[str, ...] = ("được không", "có sao không", "có nguy hi
 
 # ---- conditions ----------------------------------------------------------------------------------------------
 
+# Of CONDITION_TRIGGERS, those that name what the drug is given for ("điều trị thủy đậu", "dự phòng viêm nội tâm
+# mạc"), not a disease the patient has besides ("người bị hen"): the indication asked, so its dose, not whether
+# the drug is contraindicated.
+PURPOSE_TRIGGERS: frozenset[str] = frozenset({
+    "dùng để điều trị", "dùng điều trị", "để điều trị", "điều trị", "để trị", "trị", "chữa", "cắt cơn",
+    "phòng ngừa", "dự phòng", "phòng",
+})
 # Words that introduce a condition ("điều trị tăng huyết áp", "bị trạng thái động kinh", "cắt cơn đau thắt ngực").
 CONDITION_TRIGGERS: tuple[str, ...] = (
     "được chỉ định điều trị",
