@@ -90,6 +90,22 @@ def test_a_route_word_typed_without_diacritics_names_a_route_the_section_doses_b
     assert choose(rows, Patient(question="kẽm oxyd boi ngày mấy lần")).ask_route
 
 
+def test_a_childs_weight_that_falls_in_a_weight_band_needs_no_age() -> None:
+    rows = read("Trẻ em: Trẻ trên 3 tháng tuổi đến 12 tuổi là 8 mg/kg/lần, 2 lần mỗi ngày.\n"
+                "Với trẻ cân nặng ≥ 14 kg - 21 kg: uống 150 mg, 2 lần mỗi ngày.\n"
+                "Với trẻ cân nặng > 21 kg - dưới 30 kg: uống 150 mg vào buổi sáng và 300 mg vào buổi tối.\n"
+                "Trẻ > 16 tuổi có thể dùng liều như người lớn.")
+    fit = choose(rows, Patient(population="tre_em", weight_kg=25))
+    assert not fit.ask_age_or_weight
+    assert _texts(fit.rows) == ["Với trẻ cân nặng > 21 kg - dưới 30 kg: uống 150 mg vào buổi sáng và 300 mg vào "
+                                "buổi tối."]
+    # a statement that prints two weight bands as one is no band to decide by: the age is still asked
+    rows = read("Trẻ em 1 - 11 tuổi và trọng lượng ≥ 10 kg: uống 10 mg.\n"
+                "Từ 10 tới 20 kg: 10 mg ≥ 20 kg: 10 hoặc 20 mg\n"
+                "Trẻ em ≥ 12 tuổi có thể dùng liều như người lớn.")
+    assert choose(rows, Patient(population="tre_em", weight_kg=15)).ask_age_or_weight
+
+
 def test_numbers_win_over_a_band_named_only_by_its_severity() -> None:
     rows = read("Liều thông thường 10 mg, uống 1 lần/ngày.\n"
                 "Suy thận mức độ nhẹ và vừa: Không cần hiệu chỉnh liều.\n"

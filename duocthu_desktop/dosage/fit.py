@@ -337,7 +337,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
             if not child:
                 fit.notes.append("Dược thư không ghi liều riêng cho trẻ em ở nhóm tuổi/cân nặng này.")
                 return fit
-            candidates = _by_group_label(child, p)
+            candidates = _by_weight_band(_by_group_label(child, p), p)
     # route and indication: a route the person gave narrows first (its absence is said plainly); with no route
     # given, the indication narrows first, so a route is asked only when the doses that fit still differ by it.
     # What is missing of the patient (the group, a child's age or weight) is asked once these have narrowed.
@@ -865,6 +865,22 @@ def _groups_differ(candidates: list[DoseRow]) -> bool:
     children = [r for r in dosed if _for_children(r)
                 and not (r.age is None and r.weight_kg is None and _SAME_AS_ADULTS.search(r.text))]
     return bool(children) and any(not _for_children(r) for r in dosed)
+
+
+_WEIGHT_LABEL = re.compile(r"\d\s*kg\s*:")
+
+
+def _by_weight_band(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """A child whose weight, not age, is given, and a dose the book draws by a weight band that holds it ("Với trẻ
+    cân nặng > 21 kg - dưới 30 kg: ..."): the weight decides; the doses drawn by an age band, which the age not
+    given cannot check, are left out rather than asked for."""
+    if p.weight_kg is None or p.age_years is not None or p.gestational_weeks is not None:
+        return candidates
+    weighed = [r for r in candidates if r.kind in DOSE_KINDS and r.weight_kg is not None and r.age is None
+               and len(_WEIGHT_LABEL.findall(r.text)) <= 1]  # one band's statement, not two read as one
+    if not weighed:
+        return candidates
+    return [r for r in candidates if not (r.kind in DOSE_KINDS and r.age is not None and not r.age.gestational)]
 
 
 def _child_facts_missing(candidates: list[DoseRow], p: Patient) -> bool:
