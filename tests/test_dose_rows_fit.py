@@ -81,15 +81,6 @@ def test_the_same_amounts_by_two_routes_are_shown_by_route_not_asked() -> None:
     assert choose(rows, Patient(population="nguoi_lon")).ask_route  # amounts differ: the route decides
 
 
-def test_a_route_word_typed_without_diacritics_names_a_route_the_section_doses_by() -> None:
-    rows = read("Bôi một lớp mỏng lên vùng da tổn thương, 1 - 2 lần một ngày.\n"
-                "Đặt trực tràng 1 viên đạn, 2 - 3 lần một ngày.")
-    fit = choose(rows, Patient(question="zinc oxide boi vet trot da nhe ngay may lan"))
-    assert not fit.ask_route and _texts(fit.rows) == ["Bôi một lớp mỏng lên vùng da tổn thương, 1 - 2 lần một ngày."]
-    # typed with diacritics elsewhere, "boi" is not read as a route ("bởi" is "by")
-    assert choose(rows, Patient(question="kẽm oxyd boi ngày mấy lần")).ask_route
-
-
 def test_a_childs_weight_that_falls_in_a_weight_band_needs_no_age() -> None:
     rows = read("Trẻ em: Trẻ trên 3 tháng tuổi đến 12 tuổi là 8 mg/kg/lần, 2 lần mỗi ngày.\n"
                 "Với trẻ cân nặng ≥ 14 kg - 21 kg: uống 150 mg, 2 lần mỗi ngày.\n"

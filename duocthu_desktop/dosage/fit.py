@@ -276,7 +276,6 @@ def indication_score(condition: str, row: DoseRow) -> float:
 def choose(rows: list[DoseRow], p: Patient) -> Fit:
     """The rows of one dosage section that fit the patient, in the book's order, or what to ask first."""
     fit = Fit()
-    p = _route_typed_plainly(rows, p)
     instructions = _instructions_asked(rows, p)
     if instructions:
         fit.rows, fit.how_to = instructions, True
@@ -381,22 +380,6 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
             return fit
     fit.rows = _with_durations(rows, _with_stated_cases(rows, candidates, p), p)
     return fit
-
-
-# Route words read folded only in a question typed without any diacritics, and only where the section doses by that
-# route: "boi" is "bôi" beside a skin preparation's doses ("bởi" is "by" elsewhere)
-_PLAIN_ROUTE_WORDS = (("boi", "boi"), ("thoa", "boi"))
-
-
-def _route_typed_plainly(rows: list[DoseRow], p: Patient) -> Patient:
-    """'zinc oxide boi vet trot da ...': a route word typed without diacritics names the route when the question has
-    no diacritics at all and the section doses by that route and by another (the choice the word settles)."""
-    if p.route is not None or not p.question or fold(p.question) != p.question.lower():
-        return p
-    dosed = set(_routes([r for r in rows if r.kind in DOSE_KINDS]))
-    words = set(re.findall(r"[a-z]+", p.question.lower()))
-    said = {key for word, key in _PLAIN_ROUTE_WORDS if word in words and key in dosed}
-    return replace(p, route=said.pop()) if len(said) == 1 and len(dosed) > 1 else p
 
 
 # "Nếu bệnh nhân không thể dùng aspirin thì ...": a statement the book makes for a case of the patient it names
