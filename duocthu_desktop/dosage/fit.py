@@ -863,7 +863,13 @@ def _by_weight_band(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
                and len(_WEIGHT_LABEL.findall(r.text)) <= 1]  # one band's statement, not two read as one
     if not weighed:
         return candidates
-    return [r for r in candidates if not (r.kind in DOSE_KINDS and r.age is not None and not r.age.gestational)]
+    aged = [r for r in candidates if r.kind in DOSE_KINDS and r.age is not None and not r.age.gestational]
+    weighed_routes = {k for r in weighed for k in r.route}
+    if any(set(r.route) - weighed_routes for r in aged):
+        # the age bands dose by a route the weight bands do not ("Uống: Trẻ em 4 - 6 tuổi: 240 mg" beside
+        # "Truyền tĩnh mạch: Dưới 50 kg: ..."): the age still decides those, so it is asked
+        return candidates
+    return [r for r in candidates if r not in aged]
 
 
 def _child_facts_missing(candidates: list[DoseRow], p: Patient) -> bool:
