@@ -538,3 +538,16 @@ def test_a_weight_no_newborn_has_is_never_in_a_neonates_band():
     shown = [r.text for r in choose(rows, Patient(weight_kg=45.0)).rows]
     assert shown == ["Trẻ em cân nặng 10 - 50 kg: 15 mg/kg cách 6 giờ/lần."]
     assert len(choose(rows, Patient(weight_kg=3.0)).rows) == 1
+
+
+@pytest.mark.integration
+def test_a_statement_for_a_case_the_question_states_goes_with_the_dose(sample_chunks: list[Chunk]) -> None:
+    """Clopidogrel (p. 426): "Nếu bệnh nhân không thể dùng aspirin thì dùng liều đầu tiên clopidogrel 300 - 600 mg
+    ..." is the dose for a patient the question says cannot take aspirin; without those words it is not shown."""
+    facts = dict(condition="can thiệp mạch vành qua da", kind="loading_dose")
+    stated = _text(_chosen(sample_chunks, "clopidogrel", question="liều nạp clopidogrel trước can thiệp mạch vành "
+                           "qua da, bệnh nhân không dùng được aspirin", **facts))
+    assert "liều nạp ban đầu 300 mg" in stated and "300 - 600 mg trước can thiệp ít nhất 24 giờ" in stated
+    plain = _text(_chosen(sample_chunks, "clopidogrel", question="liều nạp clopidogrel trước can thiệp mạch vành "
+                          "qua da", **facts))
+    assert "300 - 600 mg trước can thiệp ít nhất 24 giờ" not in plain

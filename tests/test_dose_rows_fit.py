@@ -59,6 +59,44 @@ def test_a_heading_for_both_organs_doses_a_kidney_patient() -> None:
     assert not any("< 10 ml/phút" in t or "10 mg/lần" in t for t in _texts(fit.rows))
 
 
+def test_a_heading_for_both_organs_speaks_to_a_liver_patient_without_its_clearance_bands() -> None:
+    rows = read("Người lớn: uống 10 mg/lần, ngày 4 lần.\n"
+                "Trẻ em: uống 0,75 mg/kg/ngày, chia 4 lần.\n"
+                "Suy thận hoặc suy gan: Liều phải giảm hoặc kéo dài khoảng cách 2 liều.\n"
+                "Người có tốc độ lọc cầu thận 10 - 50 ml/phút, cách 8 giờ dùng thuốc một lần.")
+    fit = choose(rows, Patient(hepatic_impairment=True))
+    assert not fit.ask_population
+    assert any("kéo dài khoảng cách 2 liều" in t for t in _texts(fit.rows))
+    assert not any("10 - 50 ml/phút" in t or "10 mg/lần" in t for t in _texts(fit.rows))
+
+
+def test_the_same_amounts_by_two_routes_are_shown_by_route_not_asked() -> None:
+    rows = read("Dự phòng viêm nội tâm mạc:\n"
+                "Người lớn: Một liều duy nhất 2 g, uống 1 giờ trước khi làm thủ thuật.\n"
+                "Người lớn: Truyền tĩnh mạch 2 g trong vòng 30 phút, một giờ trước khi làm thủ thuật.")
+    fit = choose(rows, Patient(population="nguoi_lon"))
+    assert not fit.ask_route and len(fit.rows) == 2
+    rows = read("Người lớn: uống 500 mg/lần, ngày 3 lần.\n"
+                "Người lớn: truyền tĩnh mạch 1 g, cách 8 giờ/lần.")
+    assert choose(rows, Patient(population="nguoi_lon")).ask_route  # amounts differ: the route decides
+
+
+def test_a_childs_weight_that_falls_in_a_weight_band_needs_no_age() -> None:
+    rows = read("Trẻ em: Trẻ trên 3 tháng tuổi đến 12 tuổi là 8 mg/kg/lần, 2 lần mỗi ngày.\n"
+                "Với trẻ cân nặng ≥ 14 kg - 21 kg: uống 150 mg, 2 lần mỗi ngày.\n"
+                "Với trẻ cân nặng > 21 kg - dưới 30 kg: uống 150 mg vào buổi sáng và 300 mg vào buổi tối.\n"
+                "Trẻ > 16 tuổi có thể dùng liều như người lớn.")
+    fit = choose(rows, Patient(population="tre_em", weight_kg=25))
+    assert not fit.ask_age_or_weight
+    assert _texts(fit.rows) == ["Với trẻ cân nặng > 21 kg - dưới 30 kg: uống 150 mg vào buổi sáng và 300 mg vào "
+                                "buổi tối."]
+    # a statement that prints two weight bands as one is no band to decide by: the age is still asked
+    rows = read("Trẻ em 1 - 11 tuổi và trọng lượng ≥ 10 kg: uống 10 mg.\n"
+                "Từ 10 tới 20 kg: 10 mg ≥ 20 kg: 10 hoặc 20 mg\n"
+                "Trẻ em ≥ 12 tuổi có thể dùng liều như người lớn.")
+    assert choose(rows, Patient(population="tre_em", weight_kg=15)).ask_age_or_weight
+
+
 def test_numbers_win_over_a_band_named_only_by_its_severity() -> None:
     rows = read("Liều thông thường 10 mg, uống 1 lần/ngày.\n"
                 "Suy thận mức độ nhẹ và vừa: Không cần hiệu chỉnh liều.\n"

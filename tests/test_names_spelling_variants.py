@@ -50,3 +50,41 @@ def test_the_stored_catalog_keeps_the_variants() -> None:
     catalog = Catalog(MONOGRAPHS, CHUNKS)
     again = StoredCatalog.from_data(MONOGRAPHS, catalog.to_data())
     assert again.resolve("gentamycin").drug_ids == ["gentamicin"]
+
+
+# ---- the English spelling of an INN, and forms named by a Greek letter ------------------------------------------
+
+E_MONOGRAPHS = [_mono("cefalexin", "CEFALEXIN"), _mono("erythropoietin", "ERYTHROPOIETIN"),
+                _mono("gentamicin", "GENTAMICIN")]
+E_CHUNKS = [
+    _chunk("cefalexin", "duoc_dong_hoc", "Uống lúc đói một liều đơn 250 mg cephalexin, nồng độ đỉnh ...", 0),
+    _chunk("erythropoietin", "lieu_luong_cach_dung",
+           "Liều khởi đầu của epoetin alpha hoặc epoetin zeta là 150 đơn vị/kg. Liều khởi đầu của epoetin beta "
+           "là 30 000 đơn vị.", 0),
+    # another drug's form named in an interaction: not gentamicin's name
+    _chunk("gentamicin", "tuong_tac_thuoc", "Không dùng đồng thời với agalsidase alpha và agalsidase beta, "
+           "agalsidase alfa.", 0),
+    _chunk("gentamicin", "lieu_luong_cach_dung", "Tiêm bắp 3 mg/kg/ngày.", 1),
+]
+
+
+def test_the_english_spelling_the_monograph_prints_names_its_drug() -> None:
+    """Cefalexin's monograph prints "cephalexin" ("ph" for "f"): that spelling is the drug, not a drug not in the
+    formulary."""
+    catalog = Catalog(E_MONOGRAPHS, E_CHUNKS)
+    got = catalog.resolve("Cephalexin cho bé 3 tuổi liều bao nhiêu?")
+    assert got.drug_ids == ["cefalexin"] and not got.unknown
+
+
+def test_forms_the_monograph_names_by_a_greek_letter_name_its_drug() -> None:
+    catalog = Catalog(E_MONOGRAPHS, E_CHUNKS)
+    assert catalog.resolve("Lọ epoetin để ngoài tủ lạnh được bao lâu?").drug_ids == ["erythropoietin"]
+    got = catalog.resolve("epoetin beta liều khởi đầu")
+    assert got.drug_ids == ["erythropoietin"] and got.matches[0].said == "epoetin beta"
+    again = StoredCatalog.from_data(E_MONOGRAPHS, catalog.to_data())
+    assert again.resolve("epoetin alpha").drug_ids == ["erythropoietin"]
+
+
+def test_a_greek_letter_form_named_only_in_an_interaction_is_not_the_drug() -> None:
+    catalog = Catalog(E_MONOGRAPHS, E_CHUNKS)
+    assert "gentamicin" not in catalog.resolve("agalsidase beta liều bao nhiêu").drug_ids

@@ -230,6 +230,10 @@ FIELD_CASES: dict[str, tuple[dict, dict, object]] = {
                                    LabValue(analyte="inr", value=2.0)]},
                    {"lab_values": [LabValue(analyte="inr", value=4.5)]},
                    [LabValue(analyte="kali", value=6.2, unit="mmol/l"), LabValue(analyte="inr", value=4.5)]),
+    "context_drugs": ({}, {"drug_ids": ["metformin"], "context_drugs": {"metformin": "ruled_out"}},
+                      {"metformin": "ruled_out"}),
+    "context_section": ({}, {"drug_ids": ["metformin"], "context_drugs": {"metformin": "ruled_out"},
+                             "context_section": "chong_chi_dinh"}, "chong_chi_dinh"),
 }
 
 
@@ -353,3 +357,45 @@ def test_follow_up_naming_adults_drops_the_childs_age_and_weight() -> None:
     prior = _dosing(population="tre_em", age_years=8, age_text="8 tuổi", weight_kg=25, weight_text="25 kg")
     merged = merge(prior, QueryFrame(question="còn người lớn thì sao?", population="nguoi_lon"))
     assert merged.population == "nguoi_lon" and merged.age_years is None and merged.weight_kg is None
+
+
+# ---- a drug named as a fact of the patient does not replace the subject ---------------------------------
+
+
+CLOPIDOGREL = QueryFrame(question="Liều nạp clopidogrel cho NSTEMI?", turn_type="dosing", drug_ids=["clopidogrel"],
+                         drug_mentions={"clopidogrel": "clopidogrel"}, section_key="lieu_luong_cach_dung")
+
+
+def test_a_drug_the_patient_cannot_take_keeps_the_earlier_drug_and_section():
+    new = QueryFrame(question="Bệnh nhân dị ứng aspirin thì sao?", turn_type="drug_attribute",
+                     drug_ids=["acid_acetylsalicylic"], drug_mentions={"acid_acetylsalicylic": "aspirin"},
+                     section_key="chong_chi_dinh", context_drugs={"acid_acetylsalicylic": "ruled_out"})
+    assert is_follow_up(new, remembered(CLOPIDOGREL, decision="answerable"))
+    merged = merge(CLOPIDOGREL, new)
+    assert merged.drug_ids == ["clopidogrel"] and merged.section_key == "lieu_luong_cach_dung"
+    assert merged.turn_type == "dosing" and "dị ứng aspirin" in merged.question
+
+
+def test_a_drug_the_patient_cannot_take_with_a_section_of_its_own_words_asks_that_section():
+    new = QueryFrame(question="dị ứng aspirin thì có chống chỉ định không?", drug_ids=["acid_acetylsalicylic"],
+                     section_key="chong_chi_dinh", context_drugs={"acid_acetylsalicylic": "ruled_out"},
+                     context_section="chong_chi_dinh")
+    merged = merge(CLOPIDOGREL, new)
+    assert merged.drug_ids == ["clopidogrel"] and merged.section_key == "chong_chi_dinh"
+    assert merged.turn_type == "drug_attribute"
+
+
+def test_a_drug_the_patient_already_takes_asks_its_interaction_with_the_earlier_drug():
+    new = QueryFrame(question="Bệnh nhân đang dùng warfarin thì sao?", drug_ids=["warfarin"],
+                     drug_mentions={"warfarin": "warfarin"}, context_drugs={"warfarin": "taking"})
+    assert is_follow_up(new, remembered(CLOPIDOGREL, decision="answerable"))
+    merged = merge(CLOPIDOGREL, new)
+    assert merged.drug_ids == ["clopidogrel", "warfarin"] and merged.turn_type == "interaction"
+    assert merged.section_key == "tuong_tac_thuoc"
+
+
+def test_a_drug_asked_about_in_its_own_right_still_replaces_the_subject():
+    new = QueryFrame(question="Còn aspirin thì sao?", drug_ids=["acid_acetylsalicylic"])
+    merged = merge(CLOPIDOGREL, new)
+    assert merged.drug_ids == ["acid_acetylsalicylic"] and merged.context_drugs == {}
+

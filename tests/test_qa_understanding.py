@@ -82,6 +82,9 @@ def test_route(text, route):
         ("độ thanh thải creatinin 30", 30.0),
         ("clcr la 25", 25.0),
         ("ClCr = 45,5", 45.5),
+        ("Nếu Clcr giảm còn 8 ml/phút thì sao?", 8.0),
+        ("clcr chi con khoang 15", 15.0),
+        ("độ thanh thải creatinin giảm xuống 20 ml/phút", 20.0),
     ],
 )
 def test_clcr(text, value):
@@ -153,6 +156,8 @@ def test_non_human(text):
         "phòng ngừa",
         "cắt cơn đau",
         "cat con dau that nguc",
+        "Ngộ độc Seduxen, bệnh nhân ngủ gà lú lẫn, dùng thuốc giải gì?",
+        "trẻ bị quáng gà",
     ],
 )
 def test_ordinary_words_are_not_animals(text):
@@ -289,6 +294,18 @@ def test_catalog_unknown_drugs_and_classes(catalog: Catalog):
     res = catalog.resolve("Warfarin dùng cùng NSAID")
     assert res.classes == ["NSAID"] and res.unknown == []
     assert catalog.resolve("độ thanh thải creatinin 30").unknown == []
+    # a cephalosporin's "-xim" is a drug name's ending too: not in the book, so not in the formulary
+    assert catalog.resolve("Liều cefuroxim uống cho người lớn?").unknown == ["cefuroxim"]
+
+
+def test_a_drug_the_patient_cannot_take_or_already_takes_is_context(catalog: Catalog):
+    frame = understand("Bệnh nhân này dị ứng aspirin, không dùng được aspirin thì sao?", catalog)
+    assert frame.context_drugs == {"acid_acetylsalicylic": "ruled_out"}
+    assert frame.section_key == "chong_chi_dinh" and frame.context_section is None  # "dị ứng" alone asked it
+    frame = understand("Bệnh nhân đang dùng warfarin thì có tương tác không?", catalog)
+    assert frame.context_drugs == {"warfarin": "taking"} and frame.context_section == "tuong_tac_thuoc"
+    frame = understand("Liều clopidogrel cho người lớn?", catalog)
+    assert frame.context_drugs == {} and frame.context_section is None
 
 
 @pytest.mark.integration
@@ -379,3 +396,18 @@ def test_frame_injection_keeps_the_real_question(catalog: Catalog):
     assert frame.injection_attempt
     assert frame.drug_ids == ["paracetamol"]
     assert (frame.turn_type, frame.population, frame.route) == ("dosing", "nguoi_lon", "uong")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["amoxicilin dự phòng viêm nội tâm mạc người lớn trước nhổ răng", "Aciclovir điều trị thủy đậu"],
+)
+def test_a_condition_named_as_what_the_drug_is_for_asks_its_dose(catalog: Catalog, text):
+    frame = understand(text, catalog)
+    assert frame.section_key == "lieu_luong_cach_dung" and frame.turn_type == "dosing"
+
+
+def test_a_disease_the_patient_has_besides_still_asks_the_contraindications(catalog: Catalog):
+    frame = understand("Bệnh nhân bị hen có dùng aspirin được không?", catalog)
+    assert frame.section_key == "chong_chi_dinh"
+

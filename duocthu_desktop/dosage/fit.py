@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -327,7 +328,10 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         # the renal bands only: a normal-function ceiling beside them would read as this patient's limit
         candidates = _by_dialysis_kind(_by_clearance(renal, p), p)
     else:
-        candidates = [r for r in candidates if r.renal is None or fits_renal(r, p) or r in by_weight]
+        # a heading for both organs ("Suy thận hoặc suy gan: Liều ... phải giảm") speaks to a liver patient too,
+        # but not its clearance bands
+        candidates = [r for r in candidates if r.renal is None or fits_renal(r, p) or r in by_weight
+                      or (p.hepatic_impairment and r.hepatic and _no_clearance(r))]
         if by_weight:
             # the patient is in the "< 50 kg và/hoặc thận suy giảm" band by his weight: the band the book draws
             # beside it for normal kidneys ("..., chức năng thận bình thường: Khởi đầu 20 mg") is not his
@@ -362,7 +366,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
             if not child:
                 fit.notes.append("Dược thư không ghi liều riêng cho trẻ em ở nhóm tuổi/cân nặng này.")
                 return fit
-            candidates = _by_group_label(child, p)
+            candidates = _by_weight_band(_by_group_label(child, p), p)
     # route and indication: a route the person gave narrows first (its absence is said plainly); with no route
     # given, the indication narrows first, so a route is asked only when the doses that fit still differ by it.
     # What is missing of the patient (the group, a child's age or weight) is asked once these have narrowed.
@@ -409,8 +413,30 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     for group in _distinct(continued_label(r, rows) for r in candidates):
         if group:  # "(7 - 30 ngày): ..." prints its band only: the group it goes on is said
             fit.notes.append(f"Mức liều ghi trong ngoặc dưới đây tiếp theo nhóm «{group}» sách in ngay dòng trên.")
-    fit.rows = [_with_group_above(r, rows) for r in _with_durations(rows, candidates, p)]
+    fit.rows = [_with_group_above(r, rows) for r in _with_durations(rows, _with_stated_cases(rows, candidates, p), p)]
     return fit
+
+
+# "Nếu bệnh nhân không thể dùng aspirin thì ...": a statement the book makes for a case of the patient it names
+_IF_CLAUSE = re.compile(r"^\W*Nếu\s+(.{3,120}?)\s+thì\s", re.I)
+
+
+def _with_stated_cases(rows: list[DoseRow], chosen: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """The statements of the indication chosen that open with a case of the patient ("Nếu bệnh nhân không thể dùng
+    aspirin thì ...") the question states in its own words ("không dùng được aspirin"): they go with the doses
+    chosen, in the book's order (the patient is that case)."""
+    if not chosen or not p.question:
+        return chosen
+    said = _said_words(p.question)
+    keys = {(r.indication, r.population) for r in chosen}
+    extra = []
+    for r in rows:
+        if r in chosen or r.kind not in DOSE_KINDS or (r.indication, r.population) not in keys:
+            continue
+        clause = _IF_CLAUSE.match(r.text)
+        if clause and _naming_score(clause.group(1), said) > 0:
+            extra.append(r)
+    return [r for r in rows if r in chosen or r in extra] if extra else chosen
 
 
 # a band the book draws by words, not by a clearance: "Suy thận mức độ nhẹ và vừa:"
@@ -563,11 +589,24 @@ def _continuations(kept: list[DoseRow], pool: list[DoseRow]) -> list[DoseRow]:
 _VEIN = frozenset({"tiem_tinh_mach", "truyen_tinh_mach"})
 
 
+# an amount given: "2 g", "500 mg", "50 mg/kg", "10 000 đơn vị" (numbers with a unit of quantity)
+_AMOUNT = re.compile(r"\d+(?:[ .]\d{3})*(?:,\d+)?\s*(?:mg|g|microgam|mcg|µg|đơn vị|đvqt|ml|mmol)(?:/kg)?(?!\w)")
+
+
 def _route_choice_matters(doses: list[DoseRow]) -> bool:
     """The doses differ by route: some statement is for a route another is not. Where every statement names the
     same routes ("uống hoặc tiêm tĩnh mạch"), or every route is a vein, the route need not be asked."""
     families = {frozenset("vein" if k in _VEIN else k for k in r.route if k != "other") for r in doses}
-    return len(families - {frozenset()}) > 1
+    if len(families - {frozenset()}) <= 1:
+        return False
+    # "Người lớn: Một liều duy nhất 2 g, uống ..." and "Người lớn: Truyền tĩnh mạch 2 g ...": the same amounts by
+    # every route; each statement is shown under its own route, so none is to be chosen first
+    amounts: dict[frozenset[str], set[str]] = defaultdict(set)
+    for r in doses:
+        family = frozenset("vein" if k in _VEIN else k for k in r.route if k != "other")
+        if family:
+            amounts[family] |= set(_AMOUNT.findall(r.text))
+    return not (all(amounts.values()) and len({frozenset(a) for a in amounts.values()}) == 1)
 
 
 def _by_indication(candidates: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:
@@ -657,6 +696,10 @@ def _own_disease(row: DoseRow) -> bool:
     """The row's own indication is a heading naming a case of its own, not a qualifier (a phase, a severity, a
     regimen) of the heading above it."""
     return bool(row.indication) and _is_indication_heading(row.indication)
+
+
+def _no_clearance(row: DoseRow) -> bool:
+    return row.renal is None or (row.renal.clcr_min is None and row.renal.clcr_max is None and not row.renal.dialysis)
 
 
 def _organ(row: DoseRow) -> bool:
@@ -964,6 +1007,28 @@ def _groups_differ(candidates: list[DoseRow]) -> bool:
     children = [r for r in dosed if _for_children(r)
                 and not (r.age is None and r.weight_kg is None and _SAME_AS_ADULTS.search(r.text))]
     return bool(children) and any(not _for_children(r) for r in dosed)
+
+
+_WEIGHT_LABEL = re.compile(r"\d\s*kg\s*:")
+
+
+def _by_weight_band(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """A child whose weight, not age, is given, and a dose the book draws by a weight band that holds it ("Với trẻ
+    cân nặng > 21 kg - dưới 30 kg: ..."): the weight decides; the doses drawn by an age band, which the age not
+    given cannot check, are left out rather than asked for."""
+    if p.weight_kg is None or p.age_years is not None or p.gestational_weeks is not None:
+        return candidates
+    weighed = [r for r in candidates if r.kind in DOSE_KINDS and r.weight_kg is not None and r.age is None
+               and len(_WEIGHT_LABEL.findall(r.text)) <= 1]  # one band's statement, not two read as one
+    if not weighed:
+        return candidates
+    aged = [r for r in candidates if r.kind in DOSE_KINDS and r.age is not None and not r.age.gestational]
+    weighed_routes = {k for r in weighed for k in r.route}
+    if any(set(r.route) - weighed_routes for r in aged):
+        # the age bands dose by a route the weight bands do not ("Uống: Trẻ em 4 - 6 tuổi: 240 mg" beside
+        # "Truyền tĩnh mạch: Dưới 50 kg: ..."): the age still decides those, so it is asked
+        return candidates
+    return [r for r in candidates if r not in aged]
 
 
 def _child_facts_missing(candidates: list[DoseRow], p: Patient) -> bool:

@@ -433,8 +433,8 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
 
 
 OVERDOSE_KEY = "qua_lieu_xu_tri"
-# "xử trí thế nào", "thuốc giải độc", "trung hòa bằng gì": what to do, not what happens
-_MANAGEMENT = re.compile(r"(?<![^\W_])(?:xu tri|giai doc|doi khang|trung hoa|cap cuu|lam gi|dieu tri)(?![^\W_])")
+# "xử trí thế nào", "thuốc giải độc", "dùng thuốc giải gì", "trung hòa bằng gì": what to do, not what happens
+_MANAGEMENT = re.compile(r"(?<![^\W_])(?:xu tri|giai doc|thuoc giai|doi khang|trung hoa|cap cuu|lam gi|dieu tri)(?![^\W_])")
 # the book's own label for that part of an overdose section ("Xử trí:", "Điều trị:"), or the label printed as a
 # run-in heading before the part's first sentence ("Điều trị Chẩn đoán sớm rất quan trọng ...")
 _MANAGEMENT_LABEL = re.compile(r"^\W*(?:xu tri|dieu tri)(?:\s+qua lieu)?\s*:")

@@ -25,6 +25,7 @@ from duocthu_desktop.qa.conversation.personal_data import conversation_key, stor
 from duocthu_desktop.qa.conversation.sqlite_file import SqliteFile
 from duocthu_desktop.qa.conversation.traces import TRACES_FILE, TraceStore
 from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.section_asked import INTERACTION
 
 log = logging.getLogger(__name__)
 
@@ -264,6 +265,8 @@ def is_follow_up(new: QueryFrame, prior: Remembered) -> bool:
         return False  # a refusal is not a question to complete ("not found" for a pair is an answer)
     if partner:
         return True  # "Còn với thuốc có sắt thì sao?": the same drug with another partner
+    if names_context_only(new, prior.frame):
+        return True  # "Bệnh nhân dị ứng aspirin thì sao?" after a clopidogrel question: still clopidogrel
     if new.turn_type == "condition_to_drug":
         return False
     has_drug = bool(new.drug_ids or new.unknown_drugs)
@@ -314,6 +317,33 @@ def names_partner_only(new: QueryFrame, prior: QueryFrame) -> bool:
     return prior.turn_type == "interaction" and named and new.section_key is None and new.turn_type == "unknown"
 
 
+def names_context_only(new: QueryFrame, prior: QueryFrame) -> bool:
+    """The turn names drugs only as facts of the patient ("dị ứng aspirin", "không dùng được aspirin", "đang dùng
+    warfarin"), after a question about another drug: that drug stays the subject."""
+    return (bool(new.drug_ids) and all(d in new.context_drugs for d in new.drug_ids) and not new.unknown_drugs
+            and prior.turn_type != "interaction" and any(d not in new.context_drugs for d in prior.drug_ids))
+
+
+def _keep_subject(merged: QueryFrame, prior: QueryFrame, new: QueryFrame) -> None:
+    """A drug the patient cannot take is a fact of the patient: the earlier drug and section stay, unless the turn
+    asks another section in its own words. A drug the patient already takes is asked about with the earlier
+    drug: the pair's interaction."""
+    taking = [d for d in new.drug_ids if new.context_drugs.get(d) == "taking"]
+    if new.context_section is not None:
+        merged.section_key = new.context_section
+        merged.whole_section = new.whole_section
+    if taking:
+        base = [d for d in prior.drug_ids[:1] if d not in taking]
+        merged.drug_ids = base + taking
+        merged.drug_mentions = {**{d: prior.drug_mentions.get(d, d) for d in base},
+                                **{d: new.drug_mentions.get(d, d) for d in taking}}
+        merged.via_trade_name = {**{d: v for d, v in prior.via_trade_name.items() if d in base},
+                                 **{d: v for d, v in new.via_trade_name.items() if d in taking}}
+        merged.section_key = INTERACTION
+    merged.context_drugs = dict(new.context_drugs)
+    merged.context_section = new.context_section
+
+
 def _swap_partner(merged: QueryFrame, prior: QueryFrame, new: QueryFrame) -> None:
     """'X có tương tác với Y không?' then 'còn với Z thì sao?': X stays, Z replaces Y, and the question reads
     'X còn với Z thì sao?' (Y's words would otherwise still be searched for)."""
@@ -335,13 +365,16 @@ def merge(prior: QueryFrame, new: QueryFrame) -> QueryFrame:
     merged.non_medical = new.non_medical
     for name in _EITHER_TURN:
         setattr(merged, name, getattr(prior, name) or getattr(new, name))
+    context_only = names_context_only(new, prior)
     if names_partner_only(new, prior):
         _swap_partner(merged, prior, new)
+    elif context_only:
+        _keep_subject(merged, prior, new)
     elif new.drug_ids or new.unknown_drugs:
         named = new.model_copy(deep=True)
-        for name in _DRUG_FIELDS:
+        for name in (*_DRUG_FIELDS, "context_drugs", "context_section"):
             setattr(merged, name, getattr(named, name))
-    if new.section_key is not None:
+    if new.section_key is not None and not context_only:
         merged.section_key = new.section_key
         merged.whole_section = new.whole_section
     _drop_contradicted_group(merged, new)
@@ -367,7 +400,9 @@ def merge(prior: QueryFrame, new: QueryFrame) -> QueryFrame:
         merged.condition = new.condition
     elif prior.turn_type == "condition_to_drug" and not new.drug_ids and new.section_key is None:
         merged.condition = new.question.strip(" ?.!") or prior.condition
-    if new.turn_type not in ("unknown",):
+    if context_only:
+        merged.turn_type = "interaction" if merged.section_key == INTERACTION else "unknown"
+    elif new.turn_type not in ("unknown",):
         merged.turn_type = new.turn_type
     if merged.turn_type == "unknown" and merged.section_key is not None:
         merged.turn_type = "dosing" if merged.section_key == "lieu_luong_cach_dung" else "drug_attribute"

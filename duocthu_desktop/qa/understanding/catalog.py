@@ -45,6 +45,9 @@ _VI_SYLLABLE = re.compile(
 )
 
 _DRUG_SUFFIXES = DRUG_SUFFIXES
+# "epoetin alpha", "interferon alfa-2b": a form of a drug named by a Greek letter (folded text)
+_GREEK_FORM = re.compile(r"(?<![a-z0-9])([a-z]+)[ -](alpha|alfa|beta|gamma|delta|zeta|omega|kappa)(?![a-z])")
+GREEK_MIN_TIMES = 3
 _FORM_SUFFIXES = FORM_SUFFIXES
 PREFIX_MIN_LETTERS = 4
 # A word the book uses in this many monographs is an ordinary word, never a brand or a name's prefix.
@@ -156,6 +159,8 @@ class Catalog:
         for name in self._spelling_variants(own_words):
             self._add(name)
         self._book_names = {key: n for key, n in self._names.items()}  # titles, INNs, parentheticals
+        for name in self._greek_variants(chunks):
+            self._add(name)
         self._near_book_words = _deletion_index(
             [key[0] for key in self._book_names if len(key) == 1 and len(key[0]) >= TYPO_MIN_LETTERS]
         )
@@ -280,9 +285,36 @@ class Catalog:
                      if len(n.tokens) == 1 and len(n.tokens[0]) >= TYPO_MIN_LETTERS and n.tokens[0].isalpha()}
             for head in heads:
                 for word in words:
-                    if (word[:2] == head[:2] and abs(len(word) - len(head)) <= 1 and word not in taken
-                            and word.isalpha() and not is_vietnamese_word(word) and _within_one_edit(word, head)):
+                    if (word[:2] == head[:2] and word not in taken and word.isalpha()
+                            and not is_vietnamese_word(word) and _one_spelling_apart(word, head)):
                         out.append(Name(drug_id, word, "variant", (word,), (word,)))
+        return out
+
+    def _greek_variants(self, chunks: list[Chunk]) -> list[Name]:
+        """The forms of a drug its own monograph names by a Greek letter ("epoetin alpha", "epoetin beta" in the
+        Erythropoietin monograph): the name before the letter, and the name with it, are that drug's. Counted
+        outside the sections that name other drugs (an interaction's "agalsidase beta" is another drug), at least
+        GREEK_MIN_TIMES times, and in one monograph far more than in all others together."""
+        counts: dict[str, Counter[str]] = defaultdict(Counter)
+        pairs: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for chunk in chunks:
+            if chunk.section_key in (*PARTNER_SECTIONS, "ten_thuong_mai", "tuong_ky") or chunk.drug_id not in \
+                    self.monographs:
+                continue
+            for m in _GREEK_FORM.finditer(fold(chunk.text)):
+                head = m.group(1)
+                if len(head) < PREFIX_MIN_LETTERS + 1 or is_vietnamese_word(head) or head in NOT_DRUG_WORDS:
+                    continue
+                counts[head][chunk.drug_id] += 1
+                pairs[(head, chunk.drug_id)].add(m.group(2))
+        out: list[Name] = []
+        for head, by_drug in counts.items():
+            (drug_id, times), *rest = by_drug.most_common()
+            if times < GREEK_MIN_TIMES or times < 3 * sum(n for _, n in rest) or (head,) in self._names:
+                continue
+            out.append(Name(drug_id, head, "variant", (head,), (head,)))
+            for letter in sorted(pairs[(head, drug_id)]):
+                out.append(Name(drug_id, f"{head} {letter}", "variant", (head, letter), (head, letter)))
         return out
 
     def _trade_variants(self, drug_id: str, trade: str) -> list[Name]:
@@ -562,6 +594,20 @@ def _deletion_index(words: list[str]) -> dict[str, list[str]]:
         for d in _deletions(word):
             index[d].append(word)
     return index
+
+
+def _latin_spelling(word: str) -> str:
+    """The word with the spellings English and Vietnamese INNs write differently made one ("cephalexin" and
+    "cefalexin": "ph" / "f")."""
+    return word.replace("ph", "f")
+
+
+def _one_spelling_apart(word: str, name: str) -> bool:
+    """One edit from the name, as written or once "ph" and "f" are read as one."""
+    for a, b in ((word, name), (_latin_spelling(word), _latin_spelling(name))):
+        if abs(len(a) - len(b)) <= 1 and _within_one_edit(a, b):
+            return True
+    return False
 
 
 def _within_one_edit(a: str, b: str) -> bool:

@@ -175,7 +175,8 @@ def extract_route(text: Text) -> str | None:
 _CLCR = re.compile(
     r"(?:clcr|cl ?cr|do thanh thai creatinin|thanh thai creatinin|do thanh thai|(?:muc|toc do|do) loc cau than"
     r"|loc cau than|egfr|gfr)"
-    r"\s*(?:la|=|:|khoang|con|chi con|<|>|duoi|tren)?\s*" + _NUM
+    # "Clcr 30", "Clcr là 30", "Clcr giảm còn 8", "Clcr chỉ còn khoảng 8": up to three joining words before it
+    r"\s*(?:(?:la|=|:|khoang|con|chi|giam|xuong|tang|len|<|>|duoi|tren)\s*){0,3}" + _NUM
 )
 
 

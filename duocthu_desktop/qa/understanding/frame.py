@@ -88,3 +88,12 @@ class QueryFrame(BaseModel):
     ranking: bool = Field(False, description="The person asked which drug is best ('tốt nhất'); the book does not rank.")
     # added with issue 17: compared as numbers with units against the book's thresholds
     lab_values: list[LabValue] = Field(default_factory=list, description="'kali máu 6,2 mmol/l', 'INR 4'.")
+    # added with issue 19 (the subject of a turn): a drug named as a fact of the patient, not as what is asked
+    context_drugs: dict[str, Literal["ruled_out", "taking"]] = Field(
+        default_factory=dict,
+        description="drug_id -> how the turn names it as the patient's context: 'dị ứng aspirin', 'không dùng "
+                    "được aspirin' (ruled_out) or 'đang dùng warfarin' (taking).",
+    )
+    context_section: str | None = Field(
+        None, description="The section the turn asks for with its context phrases left out (None: none named)."
+    )

@@ -385,6 +385,13 @@ MAY_I_CUES: tuple[str, ...] = ("được không", "có sao không", "có nguy hi
 
 # ---- conditions ----------------------------------------------------------------------------------------------
 
+# Of CONDITION_TRIGGERS, those that name what the drug is given for ("điều trị thủy đậu", "dự phòng viêm nội tâm
+# mạc"), not a disease the patient has besides ("người bị hen"): the indication asked, so its dose, not whether
+# the drug is contraindicated.
+PURPOSE_TRIGGERS: frozenset[str] = frozenset({
+    "dùng để điều trị", "dùng điều trị", "để điều trị", "điều trị", "để trị", "trị", "chữa", "cắt cơn",
+    "phòng ngừa", "dự phòng", "phòng",
+})
 # Words that introduce a condition ("điều trị tăng huyết áp", "bị trạng thái động kinh", "cắt cơn đau thắt ngực").
 CONDITION_TRIGGERS: tuple[str, ...] = (
     "được chỉ định điều trị",
@@ -428,6 +435,9 @@ NON_HUMAN_PHRASES: tuple[str, ...] = (
     "con chó", "con mèo", "con heo", "con lợn", "con gà", "con bò", "con ngựa", "con trâu", "con dê", "con cừu",
     "chó con", "mèo con", "dog", "puppy", "kitten", "veterinary",
 )
+# Clinical words that hold an animal's name and say nothing of an animal ("ngủ gà": drowsy; "quáng gà": night
+# blindness): left out before the animal words are looked for.
+NOT_ANIMAL_TERMS: tuple[str, ...] = ("ngủ gà", "gà gật", "quáng gà", "da gà", "nổi da gà", "mắt cá chân")
 NON_HUMAN_FOLDED_ONLY_IF_ACCENTED: frozenset[str] = frozenset(
     {"chó", "bò", "lợn", "gà", "bê", "ngựa", "dê", "cừu", "cún", "chim", "thỏ", "vịt", "mèo"}
 )
@@ -539,6 +549,7 @@ NOT_DRUG_WORDS: frozenset[str] = frozenset(
 DRUG_SUFFIXES: tuple[str, ...] = (
     "ol", "in", "ine", "id", "ide", "il", "an", "at", "ate", "on", "one", "em", "ex", "ix", "ax", "ox", "am",
     "um", "mab", "nib", "vir", "pril", "tan", "tide", "ast", "zole", "azol", "fen", "yl", "ac", "en", "rin",
+    "im",  # the cephalosporins' "-xim", "-dim", "-pim" (cefuroxim, ceftazidim, cefepim), "-stim"
 )
 # Release/form words printed after a brand ("XR", "SR", "Tab.", "Inj"): not part of the name people say.
 FORM_SUFFIXES: frozenset[str] = frozenset(

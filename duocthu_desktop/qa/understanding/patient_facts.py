@@ -14,7 +14,8 @@ from duocthu_desktop.dosage.words import NORMAL_CLCR
 from duocthu_desktop.qa.answers.comorbidities import Said
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.qa.understanding.lab_values import lab_values
-from duocthu_desktop.qa.understanding.textmatch import Text, find
+from duocthu_desktop.qa.understanding.lexicon import CONDITION_TRIGGERS, PURPOSE_TRIGGERS
+from duocthu_desktop.qa.understanding.textmatch import Text, find, first_of
 from duocthu_desktop.text import fold
 
 # Clcr (ml/phút) from which kidney function counts as normal.
@@ -74,6 +75,11 @@ def add_patient_facts(frame: QueryFrame, text: str) -> QueryFrame:
         frame.trimester = trimester
         frame.pregnant = True
     frame.age_bound = _age_bound(words, frame.age_years)
+    if frame.turn_type == "unknown" and frame.drug_ids and frame.section_key is None and _names_its_purpose(words):
+        # "amoxicilin dự phòng viêm nội tâm mạc người lớn", "aciclovir điều trị thủy đậu": the indication the drug
+        # is given for, so its dose there (a disease the patient has besides is the matter of what follows)
+        frame.section_key = "lieu_luong_cach_dung"
+        frame.turn_type = "dosing"
     if (
         frame.turn_type == "unknown"
         and frame.drug_ids
@@ -113,6 +119,12 @@ def _creatinine_raised(text: Text) -> bool:
         if value > (CREATININE_NORMAL_MG_DL if unit.startswith("mg") else CREATININE_NORMAL_UMOL_L):
             return True
     return False
+
+
+def _names_its_purpose(text: Text) -> bool:
+    """The condition the question names is introduced as what the drug is for ("điều trị ...", "dự phòng ...")."""
+    hit = first_of(text, CONDITION_TRIGGERS)
+    return hit is not None and hit[0] in PURPOSE_TRIGGERS
 
 
 def _names_a_condition(frame: QueryFrame) -> bool:

@@ -89,14 +89,21 @@ def understand(text: str, catalog: Catalog) -> QueryFrame:
     mentions: dict[str, str] = {}
     for match in resolution.matches:
         mentions.setdefault(match.drug_id, match.said)
+    said_of = dict(mentions)
+    context = {d: kind for d in drug_ids if (kind := _context_kind(clean, said_of.get(d, ""))) is not None}
     if len(drug_ids) > 1 and not interaction_cue:
         # "... không dùng được aspirin, liều clopidogrel ...": a drug the patient cannot take is context
-        kept = [d for d in drug_ids if not _ruled_out(clean, mentions.get(d, ""))]
+        kept = [d for d in drug_ids if context.get(d) != "ruled_out"]
         if kept:
             drug_ids = kept
             mentions = {d: m for d, m in mentions.items() if d in kept}
 
     ask = route_section(clean)
+    context_section = None
+    if context and set(drug_ids) <= set(context):
+        # "Bệnh nhân dị ứng aspirin thì sao?" after a question about another drug: what the turn asks once its
+        # words about the patient ("dị ứng aspirin") are left out (memory keeps the earlier subject then)
+        context_section = route_section(Text.of(_without_context(clean, [said_of[d] for d in context]))).key
     age = extractors.extract_age(clean)
     weight = extractors.extract_weight(clean)
     condition = extractors.extract_condition(clean)
@@ -126,6 +133,8 @@ def understand(text: str, catalog: Catalog) -> QueryFrame:
         injection_attempt=scope.is_injection_attempt(raw_text),
         via_trade_name=resolution.via_trade_name,
         ranking=any_of(clean, RANKING_PHRASES),
+        context_drugs=context,
+        context_section=context_section,
     )
     frame.turn_type = _turn_type(frame, clean, interaction_cue, ask.phrase in CAN_USE_PHRASES)
     if frame.turn_type == "contraindicated_in":
@@ -299,15 +308,47 @@ _RULED_OUT = re.compile(_RULED_OUT_WORDS)
 _RULED_OUT_FOLDED = re.compile(fold(_RULED_OUT_WORDS))
 
 
-def _ruled_out(text: Text, said: str) -> bool:
-    """The drug is named as one the patient cannot take ("không dùng được aspirin", "dị ứng với penicilin")."""
+_TAKING_WORDS = r"(?:đang (?:được )?(?:dùng|uống|tiêm|điều trị)(?: bằng| với)?|đã (?:dùng|uống))\s+(?:thuốc\s+)?$"
+_TAKING = re.compile(_TAKING_WORDS)
+_TAKING_FOLDED = re.compile(fold(_TAKING_WORDS))
+
+
+def _cue_before(text: Text, said: str) -> tuple[str, int] | None:
+    """How the drug is named as a fact of the patient, and where that cue starts: ruled_out for one the patient
+    cannot take ("không dùng được aspirin", "dị ứng với penicilin"), taking for one already taken ("đang dùng
+    warfarin")."""
     if not said:
-        return False
+        return None
     at = text.norm.find(said.lower())
     if at < 0:
-        return False
-    before = text.norm[max(0, at - 40) : at]
-    return bool(_RULED_OUT.search(before) or _RULED_OUT_FOLDED.search(fold(before)))
+        return None
+    start = max(0, at - 40)
+    before, folded = text.norm[start:at], fold(text.norm[start:at])
+    for kind, accented, plain in (("ruled_out", _RULED_OUT, _RULED_OUT_FOLDED), ("taking", _TAKING, _TAKING_FOLDED)):
+        m = accented.search(before) or plain.search(folded)
+        if m:
+            return kind, start + m.start()
+    return None
+
+
+def _context_kind(text: Text, said: str) -> str | None:
+    found = _cue_before(text, said)
+    return found[0] if found else None
+
+
+def _without_context(text: Text, said: list[str]) -> str:
+    """The question with each context phrase ("dị ứng aspirin", "đang dùng warfarin") blanked."""
+    norm = text.norm
+    for mention in said:
+        found = _cue_before(Text.of(norm), mention)
+        if found is None:
+            continue
+        at = norm.find(mention.lower(), found[1])
+        while found is not None and at >= 0:
+            norm = norm[: found[1]] + " " * (at + len(mention) - found[1]) + norm[at + len(mention) :]
+            found = _cue_before(Text.of(norm), mention)
+            at = norm.find(mention.lower(), found[1]) if found else -1
+    return norm
 
 
 def _dedupe(items: list[str]) -> list[str]:
