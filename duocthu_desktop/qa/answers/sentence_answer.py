@@ -34,8 +34,14 @@ from duocthu_desktop.qa.understanding.lexicon import (
     MISSED_DOSE_PHRASES,
     ROUTE_PHRASES,
     ROUTE_PHRASES_TYPED_ONLY,
+    expand_abbreviations,
 )
-from duocthu_desktop.qa.understanding.section_asked import ASKING_WORDS, WEIGHED_SECTIONS, SentenceAsk
+from duocthu_desktop.qa.understanding.section_asked import (
+    ASKING_WORDS,
+    WEIGHED_SECTIONS,
+    SentenceAsk,
+    route_section,
+)
 from duocthu_desktop.qa.understanding.textmatch import Text, any_of, find
 from duocthu_desktop.text import fold
 
@@ -129,6 +135,8 @@ class Term:
     accented: bool  # typed with diacritics: must be met as written
 
 
+# A direction asked ("làm tăng nồng độ") and its opposite: a sentence printing only the opposite is not its answer.
+_OPPOSITE = {"tang": "giam", "giam": "tang"}
 _COUNTED = frozenset({"lieu", "lan", "vien", "ong", "goi", "giot", "nhat", "mieng"})
 
 # What kind of answer the question wants, when its words say so ("bao lâu", "nhiệt độ nào"): the words that ask
@@ -260,10 +268,13 @@ def rank(
             + 0.5 * sum(weight[a] + weight[b] for a, b in pairs) / 2
     absent = sum(weight[t] for t in unprinted) / total if total > 0 else 0.0
     scored: list[Scored] = []
+    directions = {t.folded for t in terms if t.folded in _OPPOSITE}
     for sentence, bag in zip(sentences, bags, strict=True):
         held = sum(w for t, w in weight.items() if bag.has(t))
         if held <= 0:
             continue
+        if any(_OPPOSITE[d] in bag.folded and d not in bag.folded for d in directions):
+            continue  # "làm tăng nồng độ" asked: a sentence that only says what lowers it answers the opposite
         joined = sum(weight[a] + weight[b] for a, b in pairs if bag.has(a) and bag.has(b)
                      and (a.folded, b.folded) in bag.pairs)
         lexical = min(1.0, (held + 0.5 * joined / 2) / total) if total > 0 else 0.0
@@ -423,6 +434,9 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
             top = own[0].score
             chosen = [s.sentence for s in own[:MAX_SENTENCES] if s.score >= KEEP_WITHIN * top]
             return _cited(_with_next(chosen, own, sentences, same_section=True), drug)
+        said = _saying_the_phrase(frame.question, ask.section, sentences)
+        if said:
+            return _cited(said, drug)
     scored = rank(frame.question, sentences, names, boost, embedder)
     if not scored and ask.kind == "how_to":
         return _instructions(chunks, drug_id, drug)
@@ -430,6 +444,17 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
     if not chosen:
         return abstain(Reason.EVIDENCE_INSUFFICIENT, _not_found(drug))
     return _cited(_with_next(chosen, scored, sentences), drug)
+
+
+def _saying_the_phrase(question: str, section: str, sentences: list[Sentence]) -> list[Sentence]:
+    """"Những thuốc nào tương kỵ với X khi pha truyền?": the words that named the section ("tương kỵ") are what
+    is asked; the sentences of that section that print them, in the book's order, answer it whole (a list is
+    shown with every item it prints), when the question's other words are ones the section does not print."""
+    asked = route_section(Text.of(expand_abbreviations(question)))
+    if asked.key != section or not asked.phrase:
+        return []
+    printing = [s for s in sentences if s.section_key == section and find(Text.of(s.text), asked.phrase)]
+    return printing[: MAX_SENTENCES + 1]
 
 
 OVERDOSE_KEY = "qua_lieu_xu_tri"

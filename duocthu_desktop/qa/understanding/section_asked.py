@@ -140,13 +140,27 @@ def _route_words(text: Text, route: str | None) -> set[str]:
     return out
 
 
-def _other_facts(frame) -> bool:
+# Sections about the product, not the patient: a "condition" read from such a question ("để ở nhiệt độ phòng
+# bền ...") is a word of the question, not an illness of someone.
+PRODUCT_SECTIONS = frozenset({"do_on_dinh_bao_quan", "tuong_ky"})
+
+
+def _patient_condition(frame) -> bool:
+    """A condition the question names for a patient: not in a question about the product, and not a section's
+    own word ("điều trị giải độc thế nào" names the overdose section's treatment, not an illness)."""
+    if not frame.condition or frame.section_key in PRODUCT_SECTIONS:
+        return False
+    return route_section(Text.of(frame.condition)).key is None
+
+
+def _other_facts(frame, labs: bool = True) -> bool:
     """Facts of a patient: the dose, contraindication and warning paths are built for them (a pregnancy or a
-    child is first a matter of what the book forbids or warns for that patient)."""
+    child is first a matter of what the book forbids or warns for that patient); `labs`: lab values count."""
     return bool(
         frame.population is not None or frame.age_years is not None or frame.weight_kg is not None
         or frame.clcr is not None or frame.gestational_weeks is not None or frame.renal_impairment
-        or frame.hepatic_impairment or frame.condition or getattr(frame, "lab_values", None) or frame.pregnant
+        or frame.hepatic_impairment or _patient_condition(frame)
+        or (labs and getattr(frame, "lab_values", None)) or frame.pregnant
         or frame.breastfeeding or frame.trimester is not None
     )
 
