@@ -30,6 +30,7 @@ from duocthu_desktop.payload import Reason
 from duocthu_desktop.qa.answers.cited_answer import CitedAnswer, abstain, join_messages, section_heading
 from duocthu_desktop.qa.answers.engine_types import EngineAnswer
 from duocthu_desktop.qa.answers.sentences import split_sentences
+from duocthu_desktop.qa.understanding import lab_values
 from duocthu_desktop.qa.understanding.lexicon import (
     MISSED_DOSE_PHRASES,
     ROUTE_PHRASES,
@@ -48,6 +49,7 @@ from duocthu_desktop.text import fold
 log = logging.getLogger(__name__)
 
 DOSAGE_KEY = "lieu_luong_cach_dung"
+OVERDOSE_KEY = "qua_lieu_xu_tri"
 # Where the book says how a drug must not be given ("tránh tiêm bắp", "bắt buộc phải tiêm tĩnh mạch").
 WARNING_SECTIONS = frozenset({"than_trong", DOSAGE_KEY, "tac_dung_khong_mong_muon", "duoc_ly_co_che"})
 # Sections whose sentences never answer a question of this kind (names and registration).
@@ -415,6 +417,8 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
         routed = _route_answer(frame, chunks, sentences, names, drug, drug_id, embedder)
         if routed is not None:
             return routed
+    if ask.kind == "lab":
+        return _lab_band(frame, sentences, names, drug, embedder)
     boost = [ask.section] if ask.section else []
     if ask.kind == "how_to":
         boost = [DOSAGE_KEY]
@@ -446,6 +450,42 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
     return _cited(_with_next(chosen, scored, sentences), drug)
 
 
+# Where the book says what to do at a value: its overdose handling first, then the ADR handling and the dosage.
+_LAB_SECTIONS = (OVERDOSE_KEY, "xu_tri_adr", DOSAGE_KEY)
+
+
+def _lab_band(frame, sentences: list[Sentence], names: list[str], drug: str, embedder) -> EngineAnswer:
+    """"INR 6,5, không chảy máu, xử trí thế nào?": the sentences whose printed band on the analyte holds the
+    patient's value ("Nếu INR > 5 nhưng < 9 ..."), ranked by the question's other words, with the sentence the
+    book goes on with; a band that excludes the value is never shown. None printed: abstain (the section paths
+    then answer)."""
+    labs = list(frame.lab_values)
+    holding = [s for s in sentences if s.section_key in _LAB_SECTIONS and lab_values.bears_on(s.text, labs)]
+    if not holding:
+        return abstain(Reason.EVIDENCE_INSUFFICIENT, _not_found(drug))
+    question = _without_values(frame.question, labs)
+    boost = [OVERDOSE_KEY] + ([frame.section_key] if frame.section_key else [])
+    scored = rank(question, holding, names, boost, embedder)
+    order = {key: i for i, key in enumerate(_LAB_SECTIONS)}
+    if not scored:
+        best = min(holding, key=lambda s: order[s.section_key])
+        return _cited(_with_next([best], [], sentences, same_section=True), drug)
+    top = scored[0]
+    chosen = [s.sentence for s in scored[:MAX_SENTENCES]
+              if s.sentence.section_key == top.sentence.section_key and s.score >= KEEP_WITHIN * top.score]
+    return _cited(_with_next(chosen, scored, sentences, same_section=True), drug)
+
+
+def _without_values(question: str, labs) -> str:
+    """The question without the numbers of its lab values (the band holds them, not the words)."""
+    out = question
+    for lab in labs:
+        number = f"{lab.value:g}"
+        for said in {number, number.replace(".", ",")}:
+            out = re.sub(rf"(?<![\d,.]){re.escape(said)}(?![\d,.])", " ", out)
+    return out
+
+
 def _saying_the_phrase(question: str, section: str, sentences: list[Sentence]) -> list[Sentence]:
     """"Những thuốc nào tương kỵ với X khi pha truyền?": the words that named the section ("tương kỵ") are what
     is asked; the sentences of that section that print them, in the book's order, answer it whole (a list is
@@ -457,7 +497,6 @@ def _saying_the_phrase(question: str, section: str, sentences: list[Sentence]) -
     return printing[: MAX_SENTENCES + 1]
 
 
-OVERDOSE_KEY = "qua_lieu_xu_tri"
 # "xử trí thế nào", "thuốc giải độc", "trung hòa bằng gì": what to do, not what happens
 _MANAGEMENT = re.compile(r"(?<![^\W_])(?:xu tri|giai doc|doi khang|trung hoa|cap cuu|lam gi|dieu tri)(?![^\W_])")
 # the book's own label for that part of an overdose section ("Xử trí:", "Điều trị:"), or the label printed as a

@@ -120,23 +120,49 @@ def thresholds(sentence: str) -> list[Threshold]:
     for m in _ANALYTE.finditer(text):
         analyte = _analyte_of(m.group(1))
         window = text[m.end() : m.end() + _WINDOW]
+        band: Threshold | None = None
+        end = 0
         for b in _BOUND.finditer(window):
-            cmp, first, unit, second, unit2 = b.groups()
-            unit = unit or unit2
-            if cmp is None and second is None:
+            if band is not None:
+                # "INR > 5 nhưng < 9": a second bound joined to the first narrows the same band
+                if not _JOINED.fullmatch(window[end : b.start()]):
+                    break
+            found = _band(analyte, b)
+            if found is None:
+                if band is not None:
+                    break
                 continue  # a bare number ("kali 20 mmol") is an amount, not a band
-            lo = hi = _number(first)
-            if second is not None:
-                lo, hi = sorted((lo, _number(second)))
-            elif cmp in _BELOW:
-                lo = float("-inf")
-            elif cmp in _ABOVE:
-                hi = float("inf")
-            lo_c, canon = _canonical(analyte, lo, unit)
-            hi_c, _ = _canonical(analyte, hi, unit)
-            out.append(Threshold(analyte, lo_c, hi_c, canon))
-            break
+            if band is None:
+                band = found
+            else:
+                if found.unit != band.unit:
+                    break
+                band = Threshold(analyte, max(band.lo, found.lo), min(band.hi, found.hi), band.unit)
+                break
+            end = b.end()
+        if band is not None:
+            out.append(band)
     return out
+
+
+_JOINED = re.compile(r"\s*(?:,\s*)?(?:nhung|va|con|song)?\s*")
+
+
+def _band(analyte: str, b: re.Match[str]) -> Threshold | None:
+    cmp, first, unit, second, unit2 = b.groups()
+    unit = unit or unit2
+    if cmp is None and second is None:
+        return None
+    lo = hi = _number(first)
+    if second is not None:
+        lo, hi = sorted((lo, _number(second)))
+    elif cmp in _BELOW:
+        lo = float("-inf")
+    elif cmp in _ABOVE:
+        hi = float("inf")
+    lo_c, canon = _canonical(analyte, lo, unit)
+    hi_c, _ = _canonical(analyte, hi, unit)
+    return Threshold(analyte, lo_c, hi_c, canon)
 
 
 def bears_on(sentence: str, labs: list[LabValue]) -> bool | None:

@@ -92,6 +92,8 @@ def mentions_interaction(text: Text) -> bool:
 WEIGHED_SECTIONS = frozenset({
     "qua_lieu_xu_tri", "do_on_dinh_bao_quan", "thoi_ky_mang_thai", "thoi_ky_cho_con_bu", "tuong_ky",
 })
+# Sections a lab value's band is asked of: what to do at that value ("xử trí", "chỉnh liều") or no section named.
+LAB_BAND_SECTIONS = frozenset({"qua_lieu_xu_tri", "xu_tri_adr", DOSING, None})
 _CONTRA_PHRASES = tuple(p for p, k in _SPECIFIC if k == CONTRAINDICATIONS)
 _AMOUNT = re.compile(r"(?<![a-z])(?:lieu|bao nhieu|may (?:vien|lan|ong|goi|giot)|mg|ml|mcg|microgam|g/ngay)(?![a-z])")
 # Words that only carry the asking; with the section words (answers.sentences) they are no content.
@@ -114,7 +116,7 @@ class SentenceAsk:
     """A question about one drug that its sentences answer: a route ("tiêm bắp được không?"), how it is taken
     ("cách dùng"), or any other focused question; `section` is a section it names, to weigh up."""
 
-    kind: Literal["route", "how_to", "focused"]
+    kind: Literal["route", "how_to", "focused", "lab"]
     section: str | None = None
 
 
@@ -189,6 +191,10 @@ def sentence_ask(frame) -> SentenceAsk | None:
     text = Text.of(expand_abbreviations(frame.question))
     if _asks_how_long(frame, text):
         return SentenceAsk("focused", key if key in WEIGHED_SECTIONS else DOSING)
+    if getattr(frame, "lab_values", None) and not _other_facts(frame, labs=False) and key in LAB_BAND_SECTIONS \
+            and not (key == DOSING and _AMOUNT.search(text.folded)):
+        # "INR 6,5, không chảy máu, xử trí thế nào?": the sentence whose printed band holds the patient's value
+        return SentenceAsk("lab", key)
     if _other_facts(frame):
         return None
     if key == DOSING and frame.population is None and any_of(text, MISSED_DOSE_PHRASES):
