@@ -83,3 +83,14 @@ def test_a_route_named_for_another_drug_does_not_rule_the_sentence_out():
     assert not rules._route_fits("Không dùng dung dịch nhỏ mắt 10 % cho trẻ em.", "other")
     kidney = rules.Patient(route="uong", renal=True)
     assert rules.topics_of("Thận trọng khi tiêm thuốc cản quang ở người suy thận.", kidney) == ("suy_than",)
+
+
+def test_two_bounds_joined_are_one_band():
+    """"INR > 5 nhưng < 9" is the band between: a value of 25 is not in it, 6,5 is."""
+    [t] = thresholds("Nếu INR > 5 nhưng < 9 và người bệnh không có biểu hiện xuất huyết")
+    assert (t.analyte, t.lo, t.hi) == ("inr", 5.0, 9.0)
+    assert bears_on("Nếu INR > 5 nhưng < 9 và người bệnh không xuất huyết", [LabValue(analyte="inr", value=25)]) \
+        is False
+    assert bears_on("Nếu INR > 5 nhưng < 9 và người bệnh không xuất huyết", [LabValue(analyte="inr", value=6.5)])
+    [below] = thresholds("Nếu INR trên vùng điều trị nhưng dưới 5 và nếu người bệnh không xuất huyết")
+    assert (below.lo, below.hi) == (float("-inf"), 5.0)

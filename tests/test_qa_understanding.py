@@ -211,6 +211,11 @@ def test_injection_is_flagged_and_supplied_evidence_is_dropped():
         ("Cơ chế tác dụng của clopidogrel", "duoc_ly_co_che"),
         ("Tên thương mại của paracetamol", "ten_thuong_mai"),
         ("Tương kỵ của vancomycin", "tuong_ky"),
+        # where and how long it is kept, in the words of the section's own sentences
+        ("Dung dịch vancomycin đã pha loãng để tủ lạnh được bao nhiêu ngày?", "do_on_dinh_bao_quan"),
+        ("Lọ thuốc để ở nhiệt độ phòng được bao lâu?", "do_on_dinh_bao_quan"),
+        ("Dung dịch này có để đông lạnh được không?", "do_on_dinh_bao_quan"),
+        ("Timolol nhỏ mắt dùng cho bệnh gì?", "chi_dinh"),
     ],
 )
 def test_section_router(text, key):
@@ -379,3 +384,18 @@ def test_frame_injection_keeps_the_real_question(catalog: Catalog):
     assert frame.injection_attempt
     assert frame.drug_ids == ["paracetamol"]
     assert (frame.turn_type, frame.population, frame.route) == ("dosing", "nguoi_lon", "uong")
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Clopidogrel làm tăng nồng độ của những thuốc nào?", "Những thuốc nào làm tăng nồng độ ciprofloxacin?"],
+)
+def test_which_drugs_change_a_level_are_the_interactions(catalog, question):
+    """"làm tăng" alone is what a drug causes (its ADR section); which drugs raise or lower a level is Tương tác."""
+    assert understand(question, catalog).section_key == "tuong_tac_thuoc"
+    assert understand("Captopril có làm tăng kali máu không?", catalog).section_key != "tuong_tac_thuoc"
+
+
+def test_a_salt_after_the_drug_named_is_no_other_drug(catalog):
+    frame = understand("Dung dịch ciprofloxacin hydroclorid để ở nhiệt độ phòng bền được bao lâu?", catalog)
+    assert frame.drug_ids == ["ciprofloxacin"] and frame.unknown_drugs == []

@@ -469,11 +469,16 @@ def _lab_band(frame, sentences: list[Sentence], names: list[str], drug: str, emb
     order = {key: i for i, key in enumerate(_LAB_SECTIONS)}
     if not scored:
         best = min(holding, key=lambda s: order[s.section_key])
-        return _cited(_with_next([best], [], sentences, same_section=True), drug)
+        return _cited(_not_excluded(_with_next([best], [], sentences, same_section=True), labs), drug)
     top = scored[0]
     chosen = [s.sentence for s in scored[:MAX_SENTENCES]
               if s.sentence.section_key == top.sentence.section_key and s.score >= KEEP_WITHIN * top.score]
-    return _cited(_with_next(chosen, scored, sentences, same_section=True), drug)
+    return _cited(_not_excluded(_with_next(chosen, scored, sentences, same_section=True), labs), drug)
+
+
+def _not_excluded(chosen: list[Sentence], labs) -> list[Sentence]:
+    """The sentence the book goes on with is shown unless its own band excludes the patient's value."""
+    return [s for s in chosen if lab_values.bears_on(s.text, labs) is not False]
 
 
 def _without_values(question: str, labs) -> str:
