@@ -338,3 +338,40 @@ def test_a_condition_that_is_a_section_word_is_no_patient_fact():
     ill = _frame("Quá liều testamin ở người suy tim xử trí thế nào?", turn_type="drug_attribute",
                  section_key="qua_lieu_xu_tri", condition="suy tim")
     assert sentence_ask(ill) is None
+
+
+def test_a_concentration_and_a_duration_asked_together_each_get_their_sentence():
+    """"Pha testamin truyền tĩnh mạch nồng độ tối đa bao nhiêu và phải truyền trong bao lâu?": not an amount to
+    give (no group is asked for), and each part answered by the sentence printing what it asks for (fresh eyes 4:
+    aciclovir's 7 mg/ml and 1 giờ)."""
+    chunks = _with("lieu_luong_cach_dung", "Pha loãng để được dung dịch testamin không quá 4 mg/ml để truyền. "
+                   "Thời gian truyền: truyền tĩnh mạch chậm ít nhất 2 giờ.")
+    question = "Pha testamin truyền tĩnh mạch thì nồng độ tối đa bao nhiêu và phải truyền trong bao lâu?"
+    frame = _frame(question, turn_type="dosing", section_key="lieu_luong_cach_dung", route="truyen_tinh_mach")
+    ask = sentence_ask(frame)
+    assert ask == SentenceAsk("focused", "lieu_luong_cach_dung")
+    assert sentence_answer.question_parts(question) == [
+        "Pha testamin truyền tĩnh mạch thì nồng độ tối đa bao nhiêu", "phải truyền trong bao lâu?"]
+    shown = " ".join(c.text for b in sentence_answer.answer(ask, frame, chunks, MONOGRAPH).blocks for c in b.claims)
+    assert "4 mg/ml" in shown and "2 giờ" in shown
+    assert sentence_ask(_frame("Liều testamin bao nhiêu mg?", turn_type="dosing",
+                               section_key="lieu_luong_cach_dung")) is None  # an amount is still the dose rows
+
+
+def test_where_to_inject_is_the_sentence_printing_a_site():
+    chunks = _with("lieu_luong_cach_dung", "Không tiêm testamin ở vị trí có dây thần kinh. "
+                   "Tiêm bắp sâu vào cơ mông.")
+    frame = _frame("Testamin tiêm bắp thì tiêm vào vị trí nào?", turn_type="dosing",
+                   section_key="lieu_luong_cach_dung", route="tiem_bap")
+    answer = sentence_answer.answer(sentence_ask(frame), frame, chunks, MONOGRAPH)
+    assert "cơ mông" in answer.blocks[0].claims[0].text
+
+
+def test_out_of_the_fridge_is_read_as_room_temperature():
+    """"để ngoài tủ lạnh được bao lâu?": the book says "ở nhiệt độ phòng", which names no temperature asked."""
+    chunks = _with("do_on_dinh_bao_quan", "Bảo quản lọ testamin ở 2 - 8 °C. Lọ chưa mở ổn định ở nhiệt độ phòng "
+                   "trong 3 tuần.")
+    frame = _frame("Lọ testamin để ngoài tủ lạnh được bao lâu?", turn_type="drug_attribute",
+                   section_key="do_on_dinh_bao_quan")
+    answer = sentence_answer.answer(SentenceAsk("focused", "do_on_dinh_bao_quan"), frame, chunks, MONOGRAPH)
+    assert "3 tuần" in answer.blocks[0].claims[0].text

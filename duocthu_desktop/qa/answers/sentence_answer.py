@@ -149,15 +149,29 @@ _UNIT_OF_TIME = r"(?:giay|phut|gio|ngay|tuan|thang|nam)"
 _ASKS_DURATION = re.compile(
     r"(?<![^\W_])(?:(?:keo dai|trong|dung|dieu tri|cach)\s+)?(?:bao lau|bao nhieu " + _UNIT_OF_TIME
     + r"|may " + _UNIT_OF_TIME + r")(?![^\W_])")
-_ASKS_TEMPERATURE = re.compile(r"(?<![^\W_])nhiet do(?:\s+(?:nao|bao nhieu|the nao))?(?![^\W_])")
+# ("ở nhiệt độ phòng" names a temperature, it does not ask one)
+_ASKS_TEMPERATURE = re.compile(r"(?<![^\W_])nhiet do(?!\s+phong)(?:\s+(?:nao|bao nhieu|the nao))?(?![^\W_])")
 _PRINTS_DURATION = re.compile(r"\d\s*(?:giây|phút|giờ|ngày|tuần|tháng|năm)(?!\w)", re.IGNORECASE)
 _PRINTS_TEMPERATURE = re.compile(r"\d\s*(?:<sup>\s*)?(?:°|o\s*</sup>|º)\s*C|\d\s*độ\s*C(?!\w)")
 # the book's own word for how long ("Thời gian điều trị thường là ..."), asked with every "bao lâu"
 DURATION_WORD_TERM = "zzdurationword"
 _PRINTS_DURATION_WORD = re.compile(r"(?<!\w)thời gian(?!\w)", re.IGNORECASE)
+# "nồng độ tối đa bao nhiêu?": a concentration ("7 mg/ml", "0,5%"); "tiêm vào vị trí nào?": a site of the body
+CONCENTRATION_TERM = "zzconcentration"
+_ASKS_CONCENTRATION = re.compile(
+    r"(?<![^\W_])nong do(?:\s+(?:toi da|toi thieu|pha|pha loang|thuoc|dung dich|la|khoang|phai|can|nen))*"
+    r"\s+(?:bao nhieu|nao|the nao|ra sao)(?![^\W_])")
+_PRINTS_CONCENTRATION = re.compile(r"\d\s*(?:mg|g|microgam|mcg|đơn vị|đvqt|mmol|mEq)\s*/\s*(?:ml|lít|l)(?!\w)|\d\s*%",
+                                   re.IGNORECASE)
+SITE_TERM = "zzsite"
+_ASKS_SITE = re.compile(r"(?<![^\W_])(?:(?:vi tri|cho|vung|noi) nao|o dau|vao dau|cho tiem|vi tri tiem)(?![^\W_])")
+_PRINTS_SITE = re.compile(
+    r"(?<!\w)(?:cơ (?:mông|đùi|delta|tam đầu|cánh tay)|(?:mặt|vùng|phần) (?:trước|ngoài|bên|trên)?\s*(?:của )?"
+    r"(?:đùi|cánh tay|mông|bụng)|cung phần tư|thành bụng|da bụng|bắp tay|bắp đùi|mông)(?!\w)", re.IGNORECASE)
 ANSWER_TERMS = {DURATION_TERM: _PRINTS_DURATION, TEMPERATURE_TERM: _PRINTS_TEMPERATURE,
-                DURATION_WORD_TERM: _PRINTS_DURATION_WORD}
-FILTERING_TERMS = (DURATION_TERM, TEMPERATURE_TERM)
+                DURATION_WORD_TERM: _PRINTS_DURATION_WORD, CONCENTRATION_TERM: _PRINTS_CONCENTRATION,
+                SITE_TERM: _PRINTS_SITE}
+FILTERING_TERMS = (DURATION_TERM, TEMPERATURE_TERM, CONCENTRATION_TERM, SITE_TERM)
 
 
 def _answer_kinds(question: str) -> tuple[str, list[str]]:
@@ -166,10 +180,12 @@ def _answer_kinds(question: str) -> tuple[str, list[str]]:
     if len(folded) != len(question):
         return question, []
     kinds: list[str] = []
-    for pattern, term in ((_ASKS_DURATION, DURATION_TERM), (_ASKS_TEMPERATURE, TEMPERATURE_TERM)):
+    for pattern, term in ((_ASKS_DURATION, DURATION_TERM), (_ASKS_TEMPERATURE, TEMPERATURE_TERM),
+                          (_ASKS_CONCENTRATION, CONCENTRATION_TERM), (_ASKS_SITE, SITE_TERM)):
         spans = [m.span() for m in pattern.finditer(folded)]
         for start, end in reversed(spans):
-            said = f" {term} {DURATION_WORD_TERM} " if term == DURATION_TERM else f" {term} "
+            said = f" {term} {DURATION_WORD_TERM} " if term == DURATION_TERM else \
+                f" nong do {term} " if term == CONCENTRATION_TERM else f" {term} "
             question = question[:start] + said + question[end:]
             folded = folded[:start] + said + folded[end:]
         if spans:
@@ -177,11 +193,40 @@ def _answer_kinds(question: str) -> tuple[str, list[str]]:
     return question, kinds
 
 
+# "... bao nhiêu và ... bao lâu?": two questions in one, joined where each side asks its own
+_ASKING = re.compile(r"(?<![^\W_])(?:bao nhieu|bao lau|the nao|ra sao|nao|gi|dau)(?![^\W_])")
+_JOIN = re.compile(r"\s*(?:,\s*)?(?<![^\W_])(?:va|con|dong thoi)(?![^\W_])\s*")
+
+
+def question_parts(question: str) -> list[str]:
+    """The question cut where "và" joins two parts that each ask something; [question] when it is one."""
+    question = unicodedata.normalize("NFC", question)
+    folded = fold(question)
+    if len(folded) != len(question):
+        return [question]
+    parts, start = [], 0
+    for m in _JOIN.finditer(folded):
+        left, right = folded[start : m.start()], folded[m.end() :]
+        if _ASKING.search(left) and _ASKING.search(right):
+            parts.append(question[start : m.start()])
+            start = m.end()
+    parts.append(question[start:])
+    return [p for p in parts if p.strip()]
+
+
+# The person's words for what the book says otherwise ("để ngoài tủ lạnh" is kept "ở nhiệt độ phòng").
+_SAID_OTHERWISE = ((re.compile(r"(?<!\w)ngoài tủ lạnh(?!\w)", re.IGNORECASE), "ở nhiệt độ phòng"),
+                   (re.compile(r"(?<![^\W_])ngoai tu lanh(?![^\W_])", re.IGNORECASE), "o nhiet do phong"))
+
+
 def question_terms(question: str, drop_names: Iterable[str] = ()) -> list[Term]:
     """The question's content words in order: no asking words, section words or the drug's own names."""
     dropped = {fold(w) for name in drop_names for w in _WORD.findall(name)}
     terms: list[Term] = []
-    question, _ = _answer_kinds(unicodedata.normalize("NFC", question))
+    question = unicodedata.normalize("NFC", question)
+    for pattern, book in _SAID_OTHERWISE:
+        question = pattern.sub(book, question)
+    question, _ = _answer_kinds(question)
     words = _WORD.findall(unicodedata.normalize("NFC", question))
     for i, word in enumerate(words):
         folded = fold(word)
@@ -441,6 +486,17 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
         said = _saying_the_phrase(frame.question, ask.section, sentences)
         if said:
             return _cited(said, drug)
+    parts = question_parts(frame.question)
+    if len(parts) > 1:
+        # "nồng độ tối đa bao nhiêu và phải truyền trong bao lâu?": each asking part gets its own sentence
+        chosen = []
+        for part in parts:
+            own = rank(part, sentences, names, boost, embedder)
+            for sentence in _with_next(_best(own)[:1], own, sentences):
+                if sentence not in chosen:
+                    chosen.append(sentence)
+        if chosen and len(chosen) <= 2 * (MAX_SENTENCES + 1):
+            return _cited(chosen, drug)
     scored = rank(frame.question, sentences, names, boost, embedder)
     if not scored and ask.kind == "how_to":
         return _instructions(chunks, drug_id, drug)
