@@ -122,7 +122,8 @@ class ExtractiveEngine:
             # how to take it ("Quên uống 1 liều ..."): a statement that gives no dose is the book's instruction
             title = f"{drug} — Cách dùng" if fit.how_to and row.kind not in dose_fit.DOSE_KINDS else dose_title(drug, row)
             if row.quarantined:
-                answer.add_quarantined(title + ": bảng cần đối chiếu trang PDF", chunk)
+                answer.add_quarantined(title + ": bảng cần đối chiếu trang PDF", chunk,
+                                       getattr(frame, "lab_values", ()))
             else:
                 answer.add(title, "dosage", chunk, row.start, row.end)
         message = join_messages(unread_route, *fit.notes)

@@ -27,6 +27,7 @@ ANALYTES: dict[str, tuple[str, ...]] = {
     "tieu_cau": ("tieu cau", "platelet", "plt"),
     "hemoglobin": ("hemoglobin", "huyet sac to", "hb", "hgb"),
     "inr": ("inr",),
+    "aptt": ("aptt",),
     "glucose": ("glucose", "duong huyet", "duong mau"),
     "acid_uric": ("acid uric", "axit uric"),
     "bilirubin": ("bilirubin",),
