@@ -375,3 +375,9 @@ def test_out_of_the_fridge_is_read_as_room_temperature():
                    section_key="do_on_dinh_bao_quan")
     answer = sentence_answer.answer(SentenceAsk("focused", "do_on_dinh_bao_quan"), frame, chunks, MONOGRAPH)
     assert "3 tuần" in answer.blocks[0].claims[0].text
+
+
+def test_a_site_is_asked_as_typed():
+    """"ở đâu" asks where; "ở đầu đợt điều trị" (at the start) asks no site."""
+    assert sentence_answer._answer_kinds("Tiêm ở đâu?")[1] == [sentence_answer.SITE_TERM]
+    assert sentence_answer._answer_kinds("Liều ở đầu đợt điều trị là gì?")[1] == []

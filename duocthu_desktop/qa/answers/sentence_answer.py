@@ -168,6 +168,15 @@ _ASKS_SITE = re.compile(r"(?<![^\W_])(?:(?:vi tri|cho|vung|noi) nao|o dau|vao da
 _PRINTS_SITE = re.compile(
     r"(?<!\w)(?:cơ (?:mông|đùi|delta|tam đầu|cánh tay)|(?:mặt|vùng|phần) (?:trước|ngoài|bên|trên)?\s*(?:của )?"
     r"(?:đùi|cánh tay|mông|bụng)|cung phần tư|thành bụng|da bụng|bắp tay|bắp đùi|mông)(?!\w)", re.IGNORECASE)
+_SITE_WORDS = ("ở đâu", "vào đâu", "chỗ nào", "vị trí nào", "vùng nào", "nơi nào", "chỗ tiêm", "vị trí tiêm")
+
+
+def _site_as_typed(said: str) -> bool:
+    """Typed with diacritics, a site is asked as written ("ở đâu", not "ở đầu"); plain, folded."""
+    said = unicodedata.normalize("NFC", said).lower()
+    return fold(said) == said or said in _SITE_WORDS
+
+
 ANSWER_TERMS = {DURATION_TERM: _PRINTS_DURATION, TEMPERATURE_TERM: _PRINTS_TEMPERATURE,
                 DURATION_WORD_TERM: _PRINTS_DURATION_WORD, CONCENTRATION_TERM: _PRINTS_CONCENTRATION,
                 SITE_TERM: _PRINTS_SITE}
@@ -182,7 +191,8 @@ def _answer_kinds(question: str) -> tuple[str, list[str]]:
     kinds: list[str] = []
     for pattern, term in ((_ASKS_DURATION, DURATION_TERM), (_ASKS_TEMPERATURE, TEMPERATURE_TERM),
                           (_ASKS_CONCENTRATION, CONCENTRATION_TERM), (_ASKS_SITE, SITE_TERM)):
-        spans = [m.span() for m in pattern.finditer(folded)]
+        spans = [m.span() for m in pattern.finditer(folded)
+                 if term != SITE_TERM or _site_as_typed(question[m.start() : m.end()])]
         for start, end in reversed(spans):
             said = f" {term} {DURATION_WORD_TERM} " if term == DURATION_TERM else \
                 f" nong do {term} " if term == CONCENTRATION_TERM else f" {term} "
