@@ -381,3 +381,12 @@ def test_a_site_is_asked_as_typed():
     """"ở đâu" asks where; "ở đầu đợt điều trị" (at the start) asks no site."""
     assert sentence_answer._answer_kinds("Tiêm ở đâu?")[1] == [sentence_answer.SITE_TERM]
     assert sentence_answer._answer_kinds("Liều ở đầu đợt điều trị là gì?")[1] == []
+
+
+def test_a_lab_value_no_band_holds_is_read_as_before(testamin_assistant) -> None:
+    """A lab value the monograph prints no band for: the section asked is shown as it was before the band path,
+    not an abstention."""
+    payload = testamin_assistant.ask("Quá liều testamin, kali máu 6 mmol/l, xử trí thế nào?")
+    assert payload.decision == "answerable"
+    assert "qua_lieu_xu_tri" in {c.section_key for c in payload.citations}
+    _grounded(payload)
