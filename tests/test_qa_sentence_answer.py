@@ -390,3 +390,13 @@ def test_a_lab_value_no_band_holds_is_read_as_before(testamin_assistant) -> None
     assert payload.decision == "answerable"
     assert "qua_lieu_xu_tri" in {c.section_key for c in payload.citations}
     _grounded(payload)
+
+
+def test_which_drugs_reads_the_sentence_printing_the_list_first():
+    chunks = _with("tuong_tac_thuoc", "Dùng testamin với thuốc lợi tiểu có thể làm tăng nồng độ testamin trong "
+                   "máu nhẹ. Các thuốc ức chế enzym làm tăng nồng độ testamin, như: alphamin, betamin, gammamin, "
+                   "deltamin.")
+    frame = _frame("Những thuốc nào làm tăng nồng độ testamin trong máu?", turn_type="drug_attribute",
+                   section_key="tuong_tac_thuoc")
+    answer = sentence_answer.answer(sentence_ask(frame), frame, chunks, MONOGRAPH)
+    assert "alphamin, betamin, gammamin, deltamin" in answer.blocks[0].claims[0].text

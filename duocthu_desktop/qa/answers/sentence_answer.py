@@ -35,6 +35,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     MISSED_DOSE_PHRASES,
     ROUTE_PHRASES,
     ROUTE_PHRASES_TYPED_ONLY,
+    WHICH_DRUG_PHRASES,
     expand_abbreviations,
 )
 from duocthu_desktop.qa.understanding.section_asked import (
@@ -513,7 +514,17 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
     chosen = _best(scored)
     if not chosen:
         return abstain(Reason.EVIDENCE_INSUFFICIENT, _not_found(drug))
-    return _cited(_with_next(chosen, scored, sentences), drug)
+    chosen = _with_next(chosen, scored, sentences)
+    if any_of(Text.of(frame.question), WHICH_DRUG_PHRASES):
+        # "Những thuốc nào ...?": the sentence that prints the list is read first (every sentence still shown)
+        chosen = sorted(chosen, key=lambda s: not _prints_list(s.text))
+    return _cited(chosen, drug)
+
+
+def _prints_list(text: str) -> bool:
+    """A sentence that lists names: three or more items after a colon or "như", separated by commas."""
+    head = re.search(r"(?::|\bnhư\b|\bsau\b:?)\s*(.+)$", text)
+    return bool(head) and head.group(1).count(",") >= 2
 
 
 # Where the book says what to do at a value: its overdose handling first, then the ADR handling and the dosage.
