@@ -144,3 +144,35 @@ def test_a_lab_value_given_is_not_a_condition_matched_by_its_analytes_name():
 )
 def test_the_patients_weight_against_the_weight_the_book_bounds(sentence, weight, age, topics):
     assert rules.topics_of(sentence, rules.Patient(weight=weight, age=age)) == topics
+
+
+def test_two_bounds_joined_are_one_band():
+    """"INR > 5 nhưng < 9" is the band between: a value of 25 is not in it, 6,5 is."""
+    [t] = thresholds("Nếu INR > 5 nhưng < 9 và người bệnh không có biểu hiện xuất huyết")
+    assert (t.analyte, t.lo, t.hi) == ("inr", 5.0, 9.0)
+    assert bears_on("Nếu INR > 5 nhưng < 9 và người bệnh không xuất huyết", [LabValue(analyte="inr", value=25)]) \
+        is False
+    assert bears_on("Nếu INR > 5 nhưng < 9 và người bệnh không xuất huyết", [LabValue(analyte="inr", value=6.5)])
+    [below] = thresholds("Nếu INR trên vùng điều trị nhưng dưới 5 và nếu người bệnh không xuất huyết")
+    assert (below.lo, below.hi) == (float("-inf"), 5.0)
+
+
+def test_a_table_headed_by_the_analyte_shows_the_row_that_holds_the_value():
+    """An untrusted table "APTT (giây) | Liều điều chỉnh" read for APTT 100: its first line and the row whose band
+    holds 100 ("96 - 120"), never the next band's; a value on the boundary of two rows shows the first line only."""
+    from duocthu_desktop.artifacts import Chunk
+    from duocthu_desktop.qa.answers.cited_answer import CitedAnswer
+
+    text = ("APTT (giây) | Liều điều chỉnh\n60 - 85 | Giữ nguyên tốc độ\n96 - 120 | Ngừng truyền trong 15 phút\n"
+            "> 120 | Ngừng truyền trong 45 phút")
+    chunk = Chunk(chunk_id="x__lieu_luong_cach_dung__block__t1", drug_id="x", section_key="lieu_luong_cach_dung",
+                  part_index=1, text=text, printed_pages=[1], physical_pages=[1], kind="table", quarantined=True)
+    answer = CitedAnswer()
+    answer.add_quarantined("X: bảng", chunk, [LabValue(analyte="aptt", value=100)])
+    shown = [c.text for b in answer.blocks for c in b.claims]
+    assert shown[0].startswith("APTT (giây)") and any("15 phút" in s for s in shown)
+    assert not any("45 phút" in s for s in shown)
+    edge = CitedAnswer()
+    edge.add_quarantined("X: bảng", chunk, [LabValue(analyte="aptt", value=120)])
+    assert len([c for b in edge.blocks for c in b.claims]) == 1
+    assert lab_values("Trẻ đang truyền heparin, APTT 100 giây") == [LabValue(analyte="aptt", value=100.0)]

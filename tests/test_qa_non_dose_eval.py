@@ -44,3 +44,20 @@ def test_non_dose_questions_get_the_sentence_that_answers(assistant, sample_buil
     failed = [(c["id"], c["failures"][:1]) for c in report["cases"] if not c["passed"]]
     assert totals["forbidden_hits"] == 0 and totals["ungrounded_numbers"] == 0 and totals["uncited_claims"] == 0
     assert totals["passed"] >= MIN_PASSED, failed
+
+
+NON_DOSE_2 = Path(__file__).parent / "eval" / "non_dose_2.jsonl"
+MIN_PASSED_2 = 15  # of 15; 11 before the section words, lab bands and list sentences of issue 17/19 round 4
+
+
+@pytest.mark.integration
+def test_the_second_non_dose_file_is_held(assistant, sample_build: Path) -> None:
+    """tests/eval/non_dose_2.jsonl: incompatibility lists, storage, overdose by the INR band, the drugs whose level
+    a drug raises, dilution concentrations (sample book)."""
+    cases = cli_eval.read_cases(NON_DOSE_2)
+    assert len({c["id"] for c in cases}) == len(cases) >= 10
+    report = cli_eval.run_eval(assistant, cases, sample_build)
+    totals = report["totals"]
+    failed = [(c["id"], c["failures"][:1]) for c in report["cases"] if not c["passed"]]
+    assert totals["forbidden_hits"] == 0 and totals["ungrounded_numbers"] == 0 and totals["uncited_claims"] == 0
+    assert totals["passed"] >= MIN_PASSED_2, failed

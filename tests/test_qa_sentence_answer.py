@@ -12,6 +12,7 @@ from duocthu_desktop.artifacts import Chunk, Monograph
 from duocthu_desktop.qa.answers import sentence_answer
 from duocthu_desktop.qa.decision_table import route
 from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.lab_values import LabValue
 from duocthu_desktop.qa.understanding.section_asked import SentenceAsk, sentence_ask
 from duocthu_desktop.qa.verification.grounding import verify
 from duocthu_desktop.retrieval.fakes import HashingEmbedder
@@ -271,3 +272,131 @@ def test_the_section_named_by_its_heading_answers_before_a_sentence_elsewhere():
                    section_key="qua_lieu_xu_tri")
     answer = sentence_answer.answer(SentenceAsk("focused", "qua_lieu_xu_tri"), frame, chunks, MONOGRAPH)
     assert {c.section_key for c in answer.citations} == {"qua_lieu_xu_tri"}
+
+
+def _with(section: str, text: str, part: int = 1) -> list[Chunk]:
+    return _chunks() + [Chunk(chunk_id=f"{DRUG}__{section}__{part}", drug_id=DRUG, section_key=section,
+                              part_index=part, text=text, printed_pages=[506], physical_pages=[16])]
+
+
+def test_a_section_named_by_its_own_word_answers_with_every_sentence_printing_it():
+    """"Những thuốc nào tương kỵ với testamin khi pha truyền?": the Tương kỵ sentences, the list whole, not a
+    dilution sentence elsewhere that shares "pha" and "truyền" (fresh eyes 4: vancomycin's list missing)."""
+    chunks = _with("tuong_ky", "Dung dịch testamin có pH kiềm nên tương kỵ với các dung dịch acid. Đã thấy có "
+                   "tương kỵ giữa testamin với alphamin, betamin và gammamin.", 0) + _with(
+        "lieu_luong_cach_dung", "Pha testamin vào dung dịch glucose 5% rồi truyền tĩnh mạch trong 30 phút.", 1)
+    frame = _frame("Những thuốc nào tương kỵ với testamin khi pha truyền?", turn_type="drug_attribute",
+                   section_key="tuong_ky", route="truyen_tinh_mach")
+    ask = sentence_ask(frame)
+    assert ask == SentenceAsk("focused", "tuong_ky")
+    answer = sentence_answer.answer(ask, frame, chunks, MONOGRAPH)
+    assert {c.section_key for c in answer.citations} == {"tuong_ky"}
+    shown = " ".join(c.text for b in answer.blocks for c in b.claims)
+    assert "alphamin, betamin và gammamin" in shown
+
+
+def test_a_lab_value_is_answered_by_the_band_that_holds_it():
+    """"INR 6,5, không chảy máu, xử trí thế nào?": the overdose sentence whose band holds 6,5, never the one for
+    INR above 9 (its 10 mg of vitamin K is not this patient's)."""
+    chunks = _with("qua_lieu_xu_tri", "Nếu INR > 5 nhưng < 9 và không chảy máu: Bỏ 1 lần uống testamin. "
+                   "Nếu INR > 9, không chảy máu: tiêm vitamin K 10 mg.")
+    frame = _frame("Đang dùng testamin, INR 6,5, không chảy máu, xử trí thế nào?", turn_type="drug_attribute",
+                   section_key="xu_tri_adr", lab_values=[LabValue(analyte="inr", value=6.5)])
+    ask = sentence_ask(frame)
+    assert ask is not None and ask.kind == "lab"
+    answer = sentence_answer.answer(ask, frame, chunks, MONOGRAPH)
+    shown = " ".join(c.text for b in answer.blocks for c in b.claims)
+    assert "Bỏ 1 lần uống testamin" in shown and "10 mg" not in shown
+    high = _frame("INR 12, không chảy máu, xử trí thế nào?", turn_type="drug_attribute",
+                  section_key="xu_tri_adr", lab_values=[LabValue(analyte="inr", value=12)])
+    answer = sentence_answer.answer(sentence_ask(high), high, chunks, MONOGRAPH)
+    assert "10 mg" in " ".join(c.text for b in answer.blocks for c in b.claims)
+
+
+def test_a_lab_value_with_no_band_printed_abstains_for_the_section_paths():
+    frame = _frame("Tiểu cầu 40 000/mm3, xử trí thế nào?", turn_type="drug_attribute", section_key="xu_tri_adr",
+                   lab_values=[LabValue(analyte="tieu_cau", value=40000, unit="/mm3")])
+    answer = sentence_answer.answer(sentence_ask(frame), frame, _chunks(), MONOGRAPH)
+    assert answer.decision == "abstain"
+
+
+def test_a_sentence_printing_only_the_opposite_direction_is_not_the_answer():
+    chunks = _with("tuong_tac_thuoc", "Alphamin làm giảm nồng độ testamin trong máu. "
+                   "Betamin và gammamin làm tăng nồng độ testamin.")
+    scored = sentence_answer.rank("Những thuốc nào làm tăng nồng độ testamin trong máu?",
+                                  sentence_answer.drug_sentences(chunks), ["testamin"])
+    assert "Betamin" in scored[0].sentence.text
+    assert not any("Alphamin" in s.sentence.text for s in scored)
+
+
+def test_a_condition_that_is_a_section_word_is_no_patient_fact():
+    """"ngộ độc testamin điều trị giải độc thế nào": "giải độc" read after "điều trị" is the overdose section's
+    own word, not the patient's illness; the question still takes the sentence path."""
+    frame = _frame("ngộ độc testamin điều trị giải độc thế nào", turn_type="drug_attribute",
+                   section_key="qua_lieu_xu_tri", condition="giải độc")
+    assert sentence_ask(frame) == SentenceAsk("focused", "qua_lieu_xu_tri")
+    ill = _frame("Quá liều testamin ở người suy tim xử trí thế nào?", turn_type="drug_attribute",
+                 section_key="qua_lieu_xu_tri", condition="suy tim")
+    assert sentence_ask(ill) is None
+
+
+def test_a_concentration_and_a_duration_asked_together_each_get_their_sentence():
+    """"Pha testamin truyền tĩnh mạch nồng độ tối đa bao nhiêu và phải truyền trong bao lâu?": not an amount to
+    give (no group is asked for), and each part answered by the sentence printing what it asks for (fresh eyes 4:
+    aciclovir's 7 mg/ml and 1 giờ)."""
+    chunks = _with("lieu_luong_cach_dung", "Pha loãng để được dung dịch testamin không quá 4 mg/ml để truyền. "
+                   "Thời gian truyền: truyền tĩnh mạch chậm ít nhất 2 giờ.")
+    question = "Pha testamin truyền tĩnh mạch thì nồng độ tối đa bao nhiêu và phải truyền trong bao lâu?"
+    frame = _frame(question, turn_type="dosing", section_key="lieu_luong_cach_dung", route="truyen_tinh_mach")
+    ask = sentence_ask(frame)
+    assert ask == SentenceAsk("focused", "lieu_luong_cach_dung")
+    assert sentence_answer.question_parts(question) == [
+        "Pha testamin truyền tĩnh mạch thì nồng độ tối đa bao nhiêu", "phải truyền trong bao lâu?"]
+    shown = " ".join(c.text for b in sentence_answer.answer(ask, frame, chunks, MONOGRAPH).blocks for c in b.claims)
+    assert "4 mg/ml" in shown and "2 giờ" in shown
+    assert sentence_ask(_frame("Liều testamin bao nhiêu mg?", turn_type="dosing",
+                               section_key="lieu_luong_cach_dung")) is None  # an amount is still the dose rows
+
+
+def test_where_to_inject_is_the_sentence_printing_a_site():
+    chunks = _with("lieu_luong_cach_dung", "Không tiêm testamin ở vị trí có dây thần kinh. "
+                   "Tiêm bắp sâu vào cơ mông.")
+    frame = _frame("Testamin tiêm bắp thì tiêm vào vị trí nào?", turn_type="dosing",
+                   section_key="lieu_luong_cach_dung", route="tiem_bap")
+    answer = sentence_answer.answer(sentence_ask(frame), frame, chunks, MONOGRAPH)
+    assert "cơ mông" in answer.blocks[0].claims[0].text
+
+
+def test_out_of_the_fridge_is_read_as_room_temperature():
+    """"để ngoài tủ lạnh được bao lâu?": the book says "ở nhiệt độ phòng", which names no temperature asked."""
+    chunks = _with("do_on_dinh_bao_quan", "Bảo quản lọ testamin ở 2 - 8 °C. Lọ chưa mở ổn định ở nhiệt độ phòng "
+                   "trong 3 tuần.")
+    frame = _frame("Lọ testamin để ngoài tủ lạnh được bao lâu?", turn_type="drug_attribute",
+                   section_key="do_on_dinh_bao_quan")
+    answer = sentence_answer.answer(SentenceAsk("focused", "do_on_dinh_bao_quan"), frame, chunks, MONOGRAPH)
+    assert "3 tuần" in answer.blocks[0].claims[0].text
+
+
+def test_a_site_is_asked_as_typed():
+    """"ở đâu" asks where; "ở đầu đợt điều trị" (at the start) asks no site."""
+    assert sentence_answer._answer_kinds("Tiêm ở đâu?")[1] == [sentence_answer.SITE_TERM]
+    assert sentence_answer._answer_kinds("Liều ở đầu đợt điều trị là gì?")[1] == []
+
+
+def test_a_lab_value_no_band_holds_is_read_as_before(testamin_assistant) -> None:
+    """A lab value the monograph prints no band for: the section asked is shown as it was before the band path,
+    not an abstention."""
+    payload = testamin_assistant.ask("Quá liều testamin, kali máu 6 mmol/l, xử trí thế nào?")
+    assert payload.decision == "answerable"
+    assert "qua_lieu_xu_tri" in {c.section_key for c in payload.citations}
+    _grounded(payload)
+
+
+def test_which_drugs_reads_the_sentence_printing_the_list_first():
+    chunks = _with("tuong_tac_thuoc", "Dùng testamin với thuốc lợi tiểu có thể làm tăng nồng độ testamin trong "
+                   "máu nhẹ. Các thuốc ức chế enzym làm tăng nồng độ testamin, như: alphamin, betamin, gammamin, "
+                   "deltamin.")
+    frame = _frame("Những thuốc nào làm tăng nồng độ testamin trong máu?", turn_type="drug_attribute",
+                   section_key="tuong_tac_thuoc")
+    answer = sentence_answer.answer(sentence_ask(frame), frame, chunks, MONOGRAPH)
+    assert "alphamin, betamin, gammamin, deltamin" in answer.blocks[0].claims[0].text

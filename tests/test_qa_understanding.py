@@ -216,6 +216,11 @@ def test_injection_is_flagged_and_supplied_evidence_is_dropped():
         ("Cơ chế tác dụng của clopidogrel", "duoc_ly_co_che"),
         ("Tên thương mại của paracetamol", "ten_thuong_mai"),
         ("Tương kỵ của vancomycin", "tuong_ky"),
+        # where and how long it is kept, in the words of the section's own sentences
+        ("Dung dịch vancomycin đã pha loãng để tủ lạnh được bao nhiêu ngày?", "do_on_dinh_bao_quan"),
+        ("Lọ thuốc để ở nhiệt độ phòng được bao lâu?", "do_on_dinh_bao_quan"),
+        ("Dung dịch này có để đông lạnh được không?", "do_on_dinh_bao_quan"),
+        ("Timolol nhỏ mắt dùng cho bệnh gì?", "chi_dinh"),
     ],
 )
 def test_section_router(text, key):
@@ -411,3 +416,17 @@ def test_a_disease_the_patient_has_besides_still_asks_the_contraindications(cata
     frame = understand("Bệnh nhân bị hen có dùng aspirin được không?", catalog)
     assert frame.section_key == "chong_chi_dinh"
 
+
+@pytest.mark.parametrize(
+    "question",
+    ["Clopidogrel làm tăng nồng độ của những thuốc nào?", "Những thuốc nào làm tăng nồng độ ciprofloxacin?"],
+)
+def test_which_drugs_change_a_level_are_the_interactions(catalog, question):
+    """"làm tăng" alone is what a drug causes (its ADR section); which drugs raise or lower a level is Tương tác."""
+    assert understand(question, catalog).section_key == "tuong_tac_thuoc"
+    assert understand("Captopril có làm tăng kali máu không?", catalog).section_key != "tuong_tac_thuoc"
+
+
+def test_a_salt_after_the_drug_named_is_no_other_drug(catalog):
+    frame = understand("Dung dịch ciprofloxacin hydroclorid để ở nhiệt độ phòng bền được bao lâu?", catalog)
+    assert frame.drug_ids == ["ciprofloxacin"] and frame.unknown_drugs == []

@@ -285,7 +285,9 @@ class Assistant:
                 again = route(frame, self, skip=("sentence_answer",))
                 tried = grounding.Evidence()
                 other = self._run(frame, again, tried)
-                if _speaks_of(other, frame):
+                ask = sentence_ask(frame)
+                # a lab value no printed band holds is read as before (the warnings on that value among them)
+                if _speaks_of(other, frame) or (ask is not None and ask.kind == "lab"):
                     decision, evidence, answer = again, tried, other
         except IndexError_ as err:  # the store failed mid-turn: an outage, said as one (not "the book has no data")
             log.warning("index unreadable during the turn: %s", err)

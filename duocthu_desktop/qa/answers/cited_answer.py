@@ -59,16 +59,21 @@ class CitedAnswer:
         else:
             self.blocks.append(Block(title=title, kind=kind, claims=[claim]))
 
-    def add_quarantined(self, title: str, chunk: Chunk) -> None:
-        """A table or untrusted text: quote only its first line, so the viewer opens the right place."""
+    def add_quarantined(self, title: str, chunk: Chunk, labs=()) -> None:
+        """A table or untrusted text: quote only its first line, so the viewer opens the right place; with the
+        patient's lab values, also the table's row whose first cell's band holds the value, under a header that
+        names that analyte ("APTT (giây)" ... "96 - 120 | Ngừng truyền trong 30 phút ...")."""
         first = paragraphs(chunk.text)
         if not first:
             return
         start, end = first[0]
-        if end - start > QUARANTINE_QUOTE_CHARS:
+        row = _row_for_value(chunk.text, first, labs) if labs else None
+        if end - start > QUARANTINE_QUOTE_CHARS and row is None:
             cut = chunk.text.rfind(" ", start, start + QUARANTINE_QUOTE_CHARS)
             end = cut if cut > start else start + QUARANTINE_QUOTE_CHARS
         self.add(title, "prose", chunk, start, end)
+        if row is not None:
+            self.add(title, "prose", chunk, *row)
 
     def result(
         self, reason: Reason | None, message: str = "", quick_replies: list[str] | None = None
@@ -174,3 +179,28 @@ def _renumber(text: str, mapping: dict[int, int]) -> str:
         return "[" + ", ".join(str(mapping.get(i, i)) for i in indices) + "]"
 
     return CITATION_MARKER.sub(one, text)
+
+
+def _row_for_value(text: str, lines: list[tuple[int, int]], labs) -> tuple[int, int] | None:
+    """The one table line whose first cell prints a band on the analyte its header's first cell names, holding
+    the patient's value; None when the header names none of the patient's analytes or not exactly one row holds
+    it (the table is then shown by its first line only)."""
+    from duocthu_desktop.qa.understanding import lab_values
+
+    if len(lines) < 2:
+        return None
+    # the analyte the header's first cell names, without its unit in brackets ("APTT (giây)")
+    header = re.sub(r"\([^)]*\)", " ", text[lines[0][0] : lines[0][1]].split("|")[0])
+    named = {t.analyte for t in lab_values.thresholds(header + " 0 - 0")}
+    asked = [lab for lab in labs if lab.analyte in named]
+    if not asked:
+        return None
+    analyte = asked[0].analyte
+    holding = []
+    for start, end in lines[1:]:
+        cell = text[start:end].split("|")[0].strip()
+        if not cell or not re.fullmatch(r"[<>≤≥\d\s,.\-–]+", cell):
+            continue
+        if lab_values.bears_on(f"{analyte} {cell}", asked):
+            holding.append((start, end))
+    return holding[0] if len(holding) == 1 else None

@@ -122,11 +122,15 @@ class ExtractiveEngine:
             # how to take it ("Quên uống 1 liều ..."): a statement that gives no dose is the book's instruction
             title = f"{drug} — Cách dùng" if fit.how_to and row.kind not in dose_fit.DOSE_KINDS else dose_title(drug, row)
             if row.quarantined:
-                answer.add_quarantined(title + ": bảng cần đối chiếu trang PDF", chunk)
+                labs = getattr(frame, "lab_values", ())
+                # the header, and the table's row whose first cell's band holds the patient's lab value
+                answer.add_quarantined(title + ": bảng cần đối chiếu trang PDF", chunk, labs)
                 # the table's line for this patient's clearance, or the one line whose first cell the question names,
                 # with its numbers, beside its header
                 lines = dose_fit.clcr_table_lines(row, chunk.text, frame.clcr) if frame.clcr is not None else []
-                for start, end in lines or dose_fit.table_lines_named(row, chunk.text, frame.question):
+                if not lines and not labs:
+                    lines = dose_fit.table_lines_named(row, chunk.text, frame.question)
+                for start, end in lines:
                     answer.add(title + ": bảng cần đối chiếu trang PDF", "dosage", chunk, start, end)
             else:
                 answer.add(title, "dosage", chunk, row.start, row.end)

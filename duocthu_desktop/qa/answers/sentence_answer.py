@@ -30,18 +30,27 @@ from duocthu_desktop.payload import Reason
 from duocthu_desktop.qa.answers.cited_answer import CitedAnswer, abstain, join_messages, section_heading
 from duocthu_desktop.qa.answers.engine_types import EngineAnswer
 from duocthu_desktop.qa.answers.sentences import split_sentences
+from duocthu_desktop.qa.understanding import lab_values
 from duocthu_desktop.qa.understanding.lexicon import (
     MISSED_DOSE_PHRASES,
     ROUTE_PHRASES,
     ROUTE_PHRASES_TYPED_ONLY,
+    WHICH_DRUG_PHRASES,
+    expand_abbreviations,
 )
-from duocthu_desktop.qa.understanding.section_asked import ASKING_WORDS, WEIGHED_SECTIONS, SentenceAsk
+from duocthu_desktop.qa.understanding.section_asked import (
+    ASKING_WORDS,
+    WEIGHED_SECTIONS,
+    SentenceAsk,
+    route_section,
+)
 from duocthu_desktop.qa.understanding.textmatch import Text, any_of, find
 from duocthu_desktop.text import fold
 
 log = logging.getLogger(__name__)
 
 DOSAGE_KEY = "lieu_luong_cach_dung"
+OVERDOSE_KEY = "qua_lieu_xu_tri"
 # Where the book says how a drug must not be given ("tránh tiêm bắp", "bắt buộc phải tiêm tĩnh mạch").
 WARNING_SECTIONS = frozenset({"than_trong", DOSAGE_KEY, "tac_dung_khong_mong_muon", "duoc_ly_co_che"})
 # Sections whose sentences never answer a question of this kind (names and registration).
@@ -129,6 +138,8 @@ class Term:
     accented: bool  # typed with diacritics: must be met as written
 
 
+# A direction asked ("làm tăng nồng độ") and its opposite: a sentence printing only the opposite is not its answer.
+_OPPOSITE = {"tang": "giam", "giam": "tang"}
 _COUNTED = frozenset({"lieu", "lan", "vien", "ong", "goi", "giot", "nhat", "mieng"})
 
 # What kind of answer the question wants, when its words say so ("bao lâu", "nhiệt độ nào"): the words that ask
@@ -139,15 +150,38 @@ _UNIT_OF_TIME = r"(?:giay|phut|gio|ngay|tuan|thang|nam)"
 _ASKS_DURATION = re.compile(
     r"(?<![^\W_])(?:(?:keo dai|trong|dung|dieu tri|cach)\s+)?(?:bao lau|bao nhieu " + _UNIT_OF_TIME
     + r"|may " + _UNIT_OF_TIME + r")(?![^\W_])")
-_ASKS_TEMPERATURE = re.compile(r"(?<![^\W_])nhiet do(?:\s+(?:nao|bao nhieu|the nao))?(?![^\W_])")
+# ("ở nhiệt độ phòng" names a temperature, it does not ask one)
+_ASKS_TEMPERATURE = re.compile(r"(?<![^\W_])nhiet do(?!\s+phong)(?:\s+(?:nao|bao nhieu|the nao))?(?![^\W_])")
 _PRINTS_DURATION = re.compile(r"\d\s*(?:giây|phút|giờ|ngày|tuần|tháng|năm)(?!\w)", re.IGNORECASE)
 _PRINTS_TEMPERATURE = re.compile(r"\d\s*(?:<sup>\s*)?(?:°|o\s*</sup>|º)\s*C|\d\s*độ\s*C(?!\w)")
 # the book's own word for how long ("Thời gian điều trị thường là ..."), asked with every "bao lâu"
 DURATION_WORD_TERM = "zzdurationword"
 _PRINTS_DURATION_WORD = re.compile(r"(?<!\w)thời gian(?!\w)", re.IGNORECASE)
+# "nồng độ tối đa bao nhiêu?": a concentration ("7 mg/ml", "0,5%"); "tiêm vào vị trí nào?": a site of the body
+CONCENTRATION_TERM = "zzconcentration"
+_ASKS_CONCENTRATION = re.compile(
+    r"(?<![^\W_])nong do(?:\s+(?:toi da|toi thieu|pha|pha loang|thuoc|dung dich|la|khoang|phai|can|nen))*"
+    r"\s+(?:bao nhieu|nao|the nao|ra sao)(?![^\W_])")
+_PRINTS_CONCENTRATION = re.compile(r"\d\s*(?:mg|g|microgam|mcg|đơn vị|đvqt|mmol|mEq)\s*/\s*(?:ml|lít|l)(?!\w)|\d\s*%",
+                                   re.IGNORECASE)
+SITE_TERM = "zzsite"
+_ASKS_SITE = re.compile(r"(?<![^\W_])(?:(?:vi tri|cho|vung|noi) nao|o dau|vao dau|cho tiem|vi tri tiem)(?![^\W_])")
+_PRINTS_SITE = re.compile(
+    r"(?<!\w)(?:cơ (?:mông|đùi|delta|tam đầu|cánh tay)|(?:mặt|vùng|phần) (?:trước|ngoài|bên|trên)?\s*(?:của )?"
+    r"(?:đùi|cánh tay|mông|bụng)|cung phần tư|thành bụng|da bụng|bắp tay|bắp đùi|mông)(?!\w)", re.IGNORECASE)
+_SITE_WORDS = ("ở đâu", "vào đâu", "chỗ nào", "vị trí nào", "vùng nào", "nơi nào", "chỗ tiêm", "vị trí tiêm")
+
+
+def _site_as_typed(said: str) -> bool:
+    """Typed with diacritics, a site is asked as written ("ở đâu", not "ở đầu"); plain, folded."""
+    said = unicodedata.normalize("NFC", said).lower()
+    return fold(said) == said or said in _SITE_WORDS
+
+
 ANSWER_TERMS = {DURATION_TERM: _PRINTS_DURATION, TEMPERATURE_TERM: _PRINTS_TEMPERATURE,
-                DURATION_WORD_TERM: _PRINTS_DURATION_WORD}
-FILTERING_TERMS = (DURATION_TERM, TEMPERATURE_TERM)
+                DURATION_WORD_TERM: _PRINTS_DURATION_WORD, CONCENTRATION_TERM: _PRINTS_CONCENTRATION,
+                SITE_TERM: _PRINTS_SITE}
+FILTERING_TERMS = (DURATION_TERM, TEMPERATURE_TERM, CONCENTRATION_TERM, SITE_TERM)
 
 
 def _answer_kinds(question: str) -> tuple[str, list[str]]:
@@ -156,10 +190,13 @@ def _answer_kinds(question: str) -> tuple[str, list[str]]:
     if len(folded) != len(question):
         return question, []
     kinds: list[str] = []
-    for pattern, term in ((_ASKS_DURATION, DURATION_TERM), (_ASKS_TEMPERATURE, TEMPERATURE_TERM)):
-        spans = [m.span() for m in pattern.finditer(folded)]
+    for pattern, term in ((_ASKS_DURATION, DURATION_TERM), (_ASKS_TEMPERATURE, TEMPERATURE_TERM),
+                          (_ASKS_CONCENTRATION, CONCENTRATION_TERM), (_ASKS_SITE, SITE_TERM)):
+        spans = [m.span() for m in pattern.finditer(folded)
+                 if term != SITE_TERM or _site_as_typed(question[m.start() : m.end()])]
         for start, end in reversed(spans):
-            said = f" {term} {DURATION_WORD_TERM} " if term == DURATION_TERM else f" {term} "
+            said = f" {term} {DURATION_WORD_TERM} " if term == DURATION_TERM else \
+                f" nong do {term} " if term == CONCENTRATION_TERM else f" {term} "
             question = question[:start] + said + question[end:]
             folded = folded[:start] + said + folded[end:]
         if spans:
@@ -167,11 +204,40 @@ def _answer_kinds(question: str) -> tuple[str, list[str]]:
     return question, kinds
 
 
+# "... bao nhiêu và ... bao lâu?": two questions in one, joined where each side asks its own
+_ASKING = re.compile(r"(?<![^\W_])(?:bao nhieu|bao lau|the nao|ra sao|nao|gi|dau)(?![^\W_])")
+_JOIN = re.compile(r"\s*(?:,\s*)?(?<![^\W_])(?:va|con|dong thoi)(?![^\W_])\s*")
+
+
+def question_parts(question: str) -> list[str]:
+    """The question cut where "và" joins two parts that each ask something; [question] when it is one."""
+    question = unicodedata.normalize("NFC", question)
+    folded = fold(question)
+    if len(folded) != len(question):
+        return [question]
+    parts, start = [], 0
+    for m in _JOIN.finditer(folded):
+        left, right = folded[start : m.start()], folded[m.end() :]
+        if _ASKING.search(left) and _ASKING.search(right):
+            parts.append(question[start : m.start()])
+            start = m.end()
+    parts.append(question[start:])
+    return [p for p in parts if p.strip()]
+
+
+# The person's words for what the book says otherwise ("để ngoài tủ lạnh" is kept "ở nhiệt độ phòng").
+_SAID_OTHERWISE = ((re.compile(r"(?<!\w)ngoài tủ lạnh(?!\w)", re.IGNORECASE), "ở nhiệt độ phòng"),
+                   (re.compile(r"(?<![^\W_])ngoai tu lanh(?![^\W_])", re.IGNORECASE), "o nhiet do phong"))
+
+
 def question_terms(question: str, drop_names: Iterable[str] = ()) -> list[Term]:
     """The question's content words in order: no asking words, section words or the drug's own names."""
     dropped = {fold(w) for name in drop_names for w in _WORD.findall(name)}
     terms: list[Term] = []
-    question, _ = _answer_kinds(unicodedata.normalize("NFC", question))
+    question = unicodedata.normalize("NFC", question)
+    for pattern, book in _SAID_OTHERWISE:
+        question = pattern.sub(book, question)
+    question, _ = _answer_kinds(question)
     words = _WORD.findall(unicodedata.normalize("NFC", question))
     for i, word in enumerate(words):
         folded = fold(word)
@@ -260,10 +326,13 @@ def rank(
             + 0.5 * sum(weight[a] + weight[b] for a, b in pairs) / 2
     absent = sum(weight[t] for t in unprinted) / total if total > 0 else 0.0
     scored: list[Scored] = []
+    directions = {t.folded for t in terms if t.folded in _OPPOSITE}
     for sentence, bag in zip(sentences, bags, strict=True):
         held = sum(w for t, w in weight.items() if bag.has(t))
         if held <= 0:
             continue
+        if any(_OPPOSITE[d] in bag.folded and d not in bag.folded for d in directions):
+            continue  # "làm tăng nồng độ" asked: a sentence that only says what lowers it answers the opposite
         joined = sum(weight[a] + weight[b] for a, b in pairs if bag.has(a) and bag.has(b)
                      and (a.folded, b.folded) in bag.pairs)
         lexical = min(1.0, (held + 0.5 * joined / 2) / total) if total > 0 else 0.0
@@ -404,6 +473,8 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
         routed = _route_answer(frame, chunks, sentences, names, drug, drug_id, embedder)
         if routed is not None:
             return routed
+    if ask.kind == "lab":
+        return _lab_band(frame, sentences, names, drug, embedder)
     boost = [ask.section] if ask.section else []
     if ask.kind == "how_to":
         boost = [DOSAGE_KEY]
@@ -423,16 +494,91 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
             top = own[0].score
             chosen = [s.sentence for s in own[:MAX_SENTENCES] if s.score >= KEEP_WITHIN * top]
             return _cited(_with_next(chosen, own, sentences, same_section=True), drug)
+        said = _saying_the_phrase(frame.question, ask.section, sentences)
+        if said:
+            return _cited(said, drug)
+    parts = question_parts(frame.question)
+    if len(parts) > 1:
+        # "nồng độ tối đa bao nhiêu và phải truyền trong bao lâu?": each asking part gets its own sentence
+        chosen = []
+        for part in parts:
+            own = rank(part, sentences, names, boost, embedder)
+            for sentence in _with_next(_best(own)[:1], own, sentences):
+                if sentence not in chosen:
+                    chosen.append(sentence)
+        if chosen and len(chosen) <= 2 * (MAX_SENTENCES + 1):
+            return _cited(chosen, drug)
     scored = rank(frame.question, sentences, names, boost, embedder)
     if not scored and ask.kind == "how_to":
         return _instructions(chunks, drug_id, drug)
     chosen = _best(scored)
     if not chosen:
         return abstain(Reason.EVIDENCE_INSUFFICIENT, _not_found(drug))
-    return _cited(_with_next(chosen, scored, sentences), drug)
+    chosen = _with_next(chosen, scored, sentences)
+    if any_of(Text.of(frame.question), WHICH_DRUG_PHRASES):
+        # "Những thuốc nào ...?": the sentence that prints the list is read first (every sentence still shown)
+        chosen = sorted(chosen, key=lambda s: not _prints_list(s.text))
+    return _cited(chosen, drug)
 
 
-OVERDOSE_KEY = "qua_lieu_xu_tri"
+def _prints_list(text: str) -> bool:
+    """A sentence that lists names: three or more items after a colon or "như", separated by commas."""
+    head = re.search(r"(?::|\bnhư\b|\bsau\b:?)\s*(.+)$", text)
+    return bool(head) and head.group(1).count(",") >= 2
+
+
+# Where the book says what to do at a value: its overdose handling first, then the ADR handling and the dosage.
+_LAB_SECTIONS = (OVERDOSE_KEY, "xu_tri_adr", DOSAGE_KEY)
+
+
+def _lab_band(frame, sentences: list[Sentence], names: list[str], drug: str, embedder) -> EngineAnswer:
+    """"INR 6,5, không chảy máu, xử trí thế nào?": the sentences whose printed band on the analyte holds the
+    patient's value ("Nếu INR > 5 nhưng < 9 ..."), ranked by the question's other words, with the sentence the
+    book goes on with; a band that excludes the value is never shown. None printed: abstain (the section paths
+    then answer)."""
+    labs = list(frame.lab_values)
+    holding = [s for s in sentences if s.section_key in _LAB_SECTIONS and lab_values.bears_on(s.text, labs)]
+    if not holding:
+        return abstain(Reason.EVIDENCE_INSUFFICIENT, _not_found(drug))
+    question = _without_values(frame.question, labs)
+    boost = [OVERDOSE_KEY] + ([frame.section_key] if frame.section_key else [])
+    scored = rank(question, holding, names, boost, embedder)
+    order = {key: i for i, key in enumerate(_LAB_SECTIONS)}
+    if not scored:
+        best = min(holding, key=lambda s: order[s.section_key])
+        return _cited(_not_excluded(_with_next([best], [], sentences, same_section=True), labs), drug)
+    top = scored[0]
+    chosen = [s.sentence for s in scored[:MAX_SENTENCES]
+              if s.sentence.section_key == top.sentence.section_key and s.score >= KEEP_WITHIN * top.score]
+    return _cited(_not_excluded(_with_next(chosen, scored, sentences, same_section=True), labs), drug)
+
+
+def _not_excluded(chosen: list[Sentence], labs) -> list[Sentence]:
+    """The sentence the book goes on with is shown unless its own band excludes the patient's value."""
+    return [s for s in chosen if lab_values.bears_on(s.text, labs) is not False]
+
+
+def _without_values(question: str, labs) -> str:
+    """The question without the numbers of its lab values (the band holds them, not the words)."""
+    out = question
+    for lab in labs:
+        number = f"{lab.value:g}"
+        for said in {number, number.replace(".", ",")}:
+            out = re.sub(rf"(?<![\d,.]){re.escape(said)}(?![\d,.])", " ", out)
+    return out
+
+
+def _saying_the_phrase(question: str, section: str, sentences: list[Sentence]) -> list[Sentence]:
+    """"Những thuốc nào tương kỵ với X khi pha truyền?": the words that named the section ("tương kỵ") are what
+    is asked; the sentences of that section that print them, in the book's order, answer it whole (a list is
+    shown with every item it prints), when the question's other words are ones the section does not print."""
+    asked = route_section(Text.of(expand_abbreviations(question)))
+    if asked.key != section or not asked.phrase:
+        return []
+    printing = [s for s in sentences if s.section_key == section and find(Text.of(s.text), asked.phrase)]
+    return printing[: MAX_SENTENCES + 1]
+
+
 # "xử trí thế nào", "thuốc giải độc", "dùng thuốc giải gì", "trung hòa bằng gì": what to do, not what happens
 _MANAGEMENT = re.compile(r"(?<![^\W_])(?:xu tri|giai doc|thuoc giai|doi khang|trung hoa|cap cuu|lam gi|dieu tri)(?![^\W_])")
 # the book's own label for that part of an overdose section ("Xử trí:", "Điều trị:"), or the label printed as a

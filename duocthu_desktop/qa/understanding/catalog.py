@@ -411,6 +411,9 @@ class Catalog:
                 continue
             word = words[i]
             original = text[spans[i][1] : spans[i][2]]
+            if word in SALT_WORDS and res.matches and res.matches[-1].end == i:
+                i += 1  # "ciprofloxacin hydroclorid": the salt of the drug just named, not another drug
+                continue
             if self._drug_like(word, original) or self._named_as_drug(words, typed, i):
                 res.unknown.append(original)
             elif self._latin_word(word, original) and not _lab_value_follows(typed[i + 1 : i + 2]):

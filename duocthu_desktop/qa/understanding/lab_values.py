@@ -27,6 +27,7 @@ ANALYTES: dict[str, tuple[str, ...]] = {
     "tieu_cau": ("tieu cau", "platelet", "plt"),
     "hemoglobin": ("hemoglobin", "huyet sac to", "hb", "hgb"),
     "inr": ("inr",),
+    "aptt": ("aptt",),
     "glucose": ("glucose", "duong huyet", "duong mau"),
     "acid_uric": ("acid uric", "axit uric"),
     "bilirubin": ("bilirubin",),
@@ -164,22 +165,41 @@ def thresholds(sentence: str) -> list[Threshold]:
         # analyte or another clause begins
         cut = _ANALYTE.search(window)
         window = _CLAUSE_END.split(window[: cut.start()] if cut else window, maxsplit=1)[0]
+        end = None
         for b in _BOUND.finditer(window):
-            cmp, first, unit, second, unit2 = b.groups()
-            unit = unit or unit2
-            if cmp is None and second is None:
+            found = _band(analyte, b)
+            if found is None:
                 continue  # a bare number ("kali 20 mmol") is an amount, not a band
-            lo = hi = _number(first)
-            if second is not None:
-                lo, hi = sorted((lo, _number(second)))
-            elif cmp in _BELOW:
-                lo = float("-inf")
-            elif cmp in _ABOVE:
-                hi = float("inf")
-            lo_c, canon = _canonical(analyte, lo, unit)
-            hi_c, _ = _canonical(analyte, hi, unit)
-            out.append(Threshold(analyte, lo_c, hi_c, canon))
+            last = out[-1] if end is not None else None
+            inf = float("inf")
+            opposite = last is not None and ((last.hi == inf and found.lo == -inf) or (last.lo == -inf and found.hi == inf))
+            if opposite and last.unit == found.unit and _JOINED.fullmatch(window[end : b.start()]):
+                # "INR > 5 nhưng < 9": a bound joined to an open one before it narrows the same band
+                out[-1] = Threshold(analyte, max(last.lo, found.lo), min(last.hi, found.hi), last.unit)
+            else:
+                out.append(found)
+            end = b.end()
     return out
+
+
+_JOINED = re.compile(r"\s*(?:,\s*)?(?:nhung|va|con|song)?\s*")
+
+
+def _band(analyte: str, b: re.Match[str]) -> Threshold | None:
+    cmp, first, unit, second, unit2 = b.groups()
+    unit = unit or unit2
+    if cmp is None and second is None:
+        return None
+    lo = hi = _number(first)
+    if second is not None:
+        lo, hi = sorted((lo, _number(second)))
+    elif cmp in _BELOW:
+        lo = float("-inf")
+    elif cmp in _ABOVE:
+        hi = float("inf")
+    lo_c, canon = _canonical(analyte, lo, unit)
+    hi_c, _ = _canonical(analyte, hi, unit)
+    return Threshold(analyte, lo_c, hi_c, canon)
 
 
 def bears_on(sentence: str, labs: list[LabValue]) -> bool | None:

@@ -106,6 +106,7 @@ SECTION_PHRASES: tuple[tuple[str, str], ...] = (
     ("chung dây truyền", "tuong_ky"),
     ("trộn lẫn", "tuong_ky"),
     ("trộn", "tuong_ky"),
+    ("không được pha", "tuong_ky"),
     ("tương tác", INTERACTION),
     ("dùng chung", INTERACTION),
     ("dùng cùng", INTERACTION),
@@ -143,6 +144,11 @@ SECTION_PHRASES: tuple[tuple[str, str], ...] = (
     ("bảo quản", "do_on_dinh_bao_quan"),
     ("độ ổn định", "do_on_dinh_bao_quan"),
     ("hạn dùng", "do_on_dinh_bao_quan"),
+    # where and how long it is kept: the words of the section's own sentences ("để tủ lạnh", "ở nhiệt độ phòng")
+    ("tủ lạnh", "do_on_dinh_bao_quan"),
+    ("nhiệt độ phòng", "do_on_dinh_bao_quan"),
+    ("đông lạnh", "do_on_dinh_bao_quan"),
+    ("đóng băng", "do_on_dinh_bao_quan"),
     ("dạng thuốc", "dang_thuoc_ham_luong"),
     ("hàm lượng", "dang_thuoc_ham_luong"),
     ("dạng bào chế", "dang_thuoc_ham_luong"),
@@ -201,6 +207,10 @@ SECTION_PHRASES: tuple[tuple[str, str], ...] = (
     ("chữa bệnh gì", "chi_dinh"),
     ("tác dụng gì", "chi_dinh"),
     ("dùng trong trường hợp nào", "chi_dinh"),
+    ("dùng cho bệnh gì", "chi_dinh"),
+    ("dùng cho những bệnh gì", "chi_dinh"),
+    ("trị những bệnh gì", "chi_dinh"),
+    ("chữa những bệnh gì", "chi_dinh"),
 )
 # Pregnancy words that name the pregnancy section without being a population word.
 PREGNANCY_SECTION_EXTRA: tuple[str, ...] = ("thai kỳ",)

@@ -217,6 +217,10 @@ def _turn_type(frame: QueryFrame, text: Text, interaction_cue: bool, can_use: bo
         if open_ask and any_of(text, TWO_DRUG_CUES):
             # "Đang dùng warfarin thì uống paracetamol có ảnh hưởng gì không?", "X có ảnh hưởng đến nồng độ Y?"
             return "interaction"
+    if frame.section_key is None and frame.drug_ids and partners == 1 and _asks_partners_of_level(text):
+        # "Những thuốc nào làm tăng nồng độ X?", "X làm tăng nồng độ những thuốc nào?": the drugs that change a
+        # level are its interactions, not what it causes
+        frame.section_key = INTERACTION
     if frame.section_key is None and frame.drug_ids and partners == 1 and any_of(text, CAUSE_PHRASES):
         frame.section_key = ADR  # "Paracetamol có gây buồn nôn không?": what the drug causes is its ADR section
     if frame.section_key is None and frame.drug_ids and _has_dosing_facts(frame):
@@ -228,6 +232,14 @@ def _turn_type(frame: QueryFrame, text: Text, interaction_cue: bool, can_use: bo
     if frame.section_key is not None:
         return "drug_attribute"
     return "unknown"
+
+
+_LEVEL_WORDS = ("nồng độ", "hấp thu", "thải trừ", "chuyển hóa")
+
+
+def _asks_partners_of_level(text: Text) -> bool:
+    """Which drugs raise or lower the level of one drug (or have theirs raised by it)."""
+    return _asks_which_drug(text) and any_of(text, _LEVEL_WORDS)
 
 
 def _has_dosing_facts(frame: QueryFrame) -> bool:

@@ -92,6 +92,8 @@ def mentions_interaction(text: Text) -> bool:
 WEIGHED_SECTIONS = frozenset({
     "qua_lieu_xu_tri", "do_on_dinh_bao_quan", "thoi_ky_mang_thai", "thoi_ky_cho_con_bu", "tuong_ky",
 })
+# Sections a lab value's band is asked of: what to do at that value ("xử trí", "chỉnh liều") or no section named.
+LAB_BAND_SECTIONS = frozenset({"qua_lieu_xu_tri", "xu_tri_adr", DOSING, None})
 _CONTRA_PHRASES = tuple(p for p, k in _SPECIFIC if k == CONTRAINDICATIONS)
 _AMOUNT = re.compile(r"(?<![a-z])(?:lieu|bao nhieu|may (?:vien|lan|ong|goi|giot)|mg|ml|mcg|microgam|g/ngay)(?![a-z])")
 # Words that only carry the asking; with the section words (answers.sentences) they are no content.
@@ -114,7 +116,7 @@ class SentenceAsk:
     """A question about one drug that its sentences answer: a route ("tiêm bắp được không?"), how it is taken
     ("cách dùng"), or any other focused question; `section` is a section it names, to weigh up."""
 
-    kind: Literal["route", "how_to", "focused"]
+    kind: Literal["route", "how_to", "focused", "lab"]
     section: str | None = None
 
 
@@ -140,15 +142,37 @@ def _route_words(text: Text, route: str | None) -> set[str]:
     return out
 
 
-def _other_facts(frame) -> bool:
+# Sections about the product, not the patient: a "condition" read from such a question ("để ở nhiệt độ phòng
+# bền ...") is a word of the question, not an illness of someone.
+PRODUCT_SECTIONS = frozenset({"do_on_dinh_bao_quan", "tuong_ky"})
+
+
+def _patient_condition(frame) -> bool:
+    """A condition the question names for a patient: not in a question about the product, and not a section's
+    own word ("điều trị giải độc thế nào" names the overdose section's treatment, not an illness)."""
+    if not frame.condition or frame.section_key in PRODUCT_SECTIONS:
+        return False
+    return route_section(Text.of(frame.condition)).key is None
+
+
+def _other_facts(frame, labs: bool = True) -> bool:
     """Facts of a patient: the dose, contraindication and warning paths are built for them (a pregnancy or a
-    child is first a matter of what the book forbids or warns for that patient)."""
+    child is first a matter of what the book forbids or warns for that patient); `labs`: lab values count."""
     return bool(
         frame.population is not None or frame.age_years is not None or frame.weight_kg is not None
         or frame.clcr is not None or frame.gestational_weeks is not None or frame.renal_impairment
-        or frame.hepatic_impairment or frame.condition or getattr(frame, "lab_values", None) or frame.pregnant
+        or frame.hepatic_impairment or _patient_condition(frame)
+        or (labs and getattr(frame, "lab_values", None)) or frame.pregnant
         or frame.breastfeeding or frame.trimester is not None
     )
+
+
+# "nồng độ tối đa bao nhiêu", "tốc độ truyền bao nhiêu": how it is made up or run, not an amount to give
+_NOT_AN_AMOUNT = re.compile(r"(?<![a-z])(?:nong do|toc do)(?:\s+[a-z]+){0,3}?\s+bao nhieu(?![a-z])")
+
+
+def _asks_amount(text: Text) -> bool:
+    return bool(_AMOUNT.search(_NOT_AN_AMOUNT.sub(" ", text.folded)))
 
 
 _HOW_LONG = re.compile(r"(?<![a-z])(?:bao lau|bao nhieu (?:ngay|tuan|thang)|may (?:ngay|tuan|thang))(?![a-z])")
@@ -157,7 +181,7 @@ _HOW_LONG = re.compile(r"(?<![a-z])(?:bao lau|bao nhieu (?:ngay|tuan|thang)|may 
 def _asks_how_long(frame, text: Text) -> bool:
     """"Điều trị bằng X thường kéo dài bao lâu?": a duration, no amount, for no patient in particular (what the
     drug treats is the reason for the question, not a fact of a patient)."""
-    if not _HOW_LONG.search(text.folded) or _AMOUNT.search(text.folded) or frame.section_key not in (DOSING, None):
+    if not _HOW_LONG.search(text.folded) or _asks_amount(text) or frame.section_key not in (DOSING, None):
         return False
     return not (frame.population is not None or frame.age_years is not None or frame.weight_kg is not None
                 or frame.clcr is not None or frame.renal_impairment or frame.hepatic_impairment or frame.pregnant
@@ -175,11 +199,15 @@ def sentence_ask(frame) -> SentenceAsk | None:
     text = Text.of(expand_abbreviations(frame.question))
     if _asks_how_long(frame, text):
         return SentenceAsk("focused", key if key in WEIGHED_SECTIONS else DOSING)
+    if getattr(frame, "lab_values", None) and not _other_facts(frame, labs=False) and key in LAB_BAND_SECTIONS \
+            and not (key == DOSING and _AMOUNT.search(text.folded)):
+        # "INR 6,5, không chảy máu, xử trí thế nào?": the sentence whose printed band holds the patient's value
+        return SentenceAsk("lab", key)
     if _other_facts(frame):
         return None
     if key == DOSING and frame.population is None and any_of(text, MISSED_DOSE_PHRASES):
         return SentenceAsk("focused", DOSING)  # "Quên một liều thì phải làm sao?": no amount is asked
-    if key == DOSING and (_AMOUNT.search(text.folded) or frame.population is not None):
+    if key == DOSING and (_asks_amount(text) or frame.population is not None):
         return None  # an amount, or a group to dose: the dose rows
     if key == DOSING and frame.route in (None, "uong") and any_of(text, HOW_TO_PHRASES):
         return SentenceAsk("how_to", DOSING)
