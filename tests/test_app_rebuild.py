@@ -16,7 +16,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before pytest-qt makes 
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from duocthu_desktop.app import rebuild  # noqa: E402
+from duocthu_desktop.app import rebuild, rebuild_dialog  # noqa: E402
 from duocthu_desktop.app.embed_process import EmbedderProcess  # noqa: E402
 from duocthu_desktop.app.rebuild_dialog import RebuildDialog  # noqa: E402
 from duocthu_desktop.app.session import Session  # noqa: E402
@@ -140,6 +140,29 @@ def test_cancel_says_so_and_keeps_the_index(qtbot, monkeypatch, tmp_path):
     qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not dialog.running, timeout=5000)
     assert dialog.outcome == rebuild.CANCELLED and dialog.start_button.isEnabled()
+
+
+def test_a_cancelled_rebuild_leaves_nothing_beside_the_index_in_use(qtbot, tmp_path, sample_pdf, sample_build):
+    """The real build, cancelled from the dialog as soon as it reports progress: the index in use is as it was
+    and nothing else is left in its folder (no new folder, no staging folder, no empty `<new>.lock`)."""
+    import shutil
+
+    from tests.test_ingest_cli import snapshot
+
+    in_use = tmp_path / "index"
+    shutil.copytree(sample_build, in_use)
+    before = snapshot(in_use)
+    out = rebuild.default_out(in_use, tmp_path / "x")
+    dialog = RebuildDialog(out, sample_pdf, in_use=in_use)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.start()
+    qtbot.waitUntil(lambda: dialog.stage.text() not in ("", rebuild_dialog.STARTING), timeout=60000)
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=30000)
+    assert dialog.outcome == rebuild.CANCELLED
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index"]
+    assert snapshot(in_use) == before
 
 
 def _with_index(assistant: ScriptedAssistant, collection: str) -> ScriptedAssistant:
