@@ -91,7 +91,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", choices=("own", "shared", "both"), default="both")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--pdf", default=str(ROOT.parent / "shared" / "corpus" / "duocthu-2018-sample.pdf"))
+    parser.add_argument("--batch-timeout", type=float, default=None,
+                        help="seconds a batch may take before the worker is given up (a loaded machine: raise it)")
     args = parser.parse_args(argv)
+    if args.batch_timeout:
+        from duocthu_desktop.app.embed_process import EmbedderProcess
+
+        EmbedderProcess.EMBED_TIMEOUT_S = args.batch_timeout
     from duocthu_desktop.settings import ENV_CACHE_DIR, ENV_MODELS_DIR, models_dir
 
     os.environ.setdefault(ENV_MODELS_DIR, str(models_dir()))
