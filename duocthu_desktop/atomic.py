@@ -71,21 +71,53 @@ def lock_path(target: Path) -> Path:
 def locked(target: Path) -> Iterator[Path]:
     """Hold an exclusive lock on `target` for the block; FolderBusy at once if another process holds it.
 
-    The lock file is never deleted (deleting it would let a third process lock a different file); the kernel
-    releases the lock when the holder exits, `kill -9` included.
+    The lock file is removed by its holder before the lock is released, so a build that ends (done, cancelled
+    or failed) leaves nothing beside the index. A process that opened the file just before it was removed
+    finds, once it has the lock, that the path no longer names what it locked, and starts again on a new file:
+    two holders can never lock different files under one name. The kernel releases the lock when the holder
+    exits, `kill -9` included (the file is then left, and the next build takes it over).
     """
     path = lock_path(Path(target).absolute())
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            if not _try_lock(fd):
+                raise FolderBusy(Path(target), _holder(fd))
+        except BaseException:
+            os.close(fd)
+            raise
+        if _still_names(path, fd):
+            break
+        os.close(fd)  # its holder removed it as this process opened it: lock the one the path names now
     try:
-        if not _try_lock(fd):
-            raise FolderBusy(Path(target), _holder(fd))
         os.ftruncate(fd, 0)
         os.lseek(fd, 0, os.SEEK_SET)
         os.write(fd, f"{os.getpid()}\n".encode("ascii"))
         yield path
     finally:
+        if _UNLINK_HELD:
+            with contextlib.suppress(OSError):
+                os.unlink(path)  # while still held: no one can lock this file any more, and a new one is new
         os.close(fd)  # releases the lock
+        if not _UNLINK_HELD:  # Windows cannot remove a file open anywhere, this process's included
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+
+_UNLINK_HELD = os.name != "nt"
+
+
+def _still_names(path: Path, fd: int) -> bool:
+    """Whether `path` is still the file open as `fd` (its holder may have removed it before releasing it)."""
+    if not _UNLINK_HELD:
+        return True
+    try:
+        named = os.stat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
 
 
 def _holder(fd: int) -> str:

@@ -133,6 +133,18 @@ def _files_sound(collection, files: list[PublishedFile], where: str) -> list[str
     return problems
 
 
+def _verify(report: ProgressFn, what: str, checked: bool, problems_of: Callable[[], list[str]],
+            most: int | None = None) -> None:
+    """The `verify-<what>` stage: the server's copy read back (unless it was `checked` already) and found whole,
+    else IndexError_ naming the first `most` problems (all of them by default); nothing is switched then."""
+    report(f"verify-{what}", 0, 1)
+    problems = [] if checked else problems_of()
+    if problems:
+        raise IndexError_(f"the server's copy of the {what} does not check out after publishing "
+                          f"({'; '.join(problems[:most])}); nothing was switched")
+    report(f"verify-{what}", 1, 1)
+
+
 def publish(folder: Path, address: ServerAddress, on_progress: ProgressFn | None = None) -> Published:
     """Publish the index in `folder` to the server at `address`; InputRefused (exit 2) for a folder that is
     not a sound index, a server that is down or refuses the token; the server's earlier index stays served."""
@@ -168,12 +180,7 @@ def publish(folder: Path, address: ServerAddress, on_progress: ProgressFn | None
         else:
             _upload_chunks(client, store, chunks_name, chunks, vectors, report)
             uploaded.append(chunks_name)
-        report("verify-chunks", 0, 1)
-        problems = [] if checked else _chunks_sound(store, manifest, vectors)
-        if problems:
-            raise IndexError_(f"the server's copy of the chunks does not check out after publishing "
-                              f"({'; '.join(problems)}); nothing was switched")
-        report("verify-chunks", 1, 1)
+        _verify(report, "chunks", checked, lambda: _chunks_sound(store, manifest, vectors))
 
         # the files
         collection = client.get_or_create_collection(files_name, embedding_function=None,
@@ -186,12 +193,7 @@ def publish(folder: Path, address: ServerAddress, on_progress: ProgressFn | None
                                                              configuration={"hnsw": {"space": "l2"}})
             _upload_files(collection, pieces, report)
             uploaded.append(files_name)
-        report("verify-files", 0, 1)
-        problems = [] if checked else _files_sound(collection, listed, where)
-        if problems:
-            raise IndexError_(f"the server's copy of the files does not check out after publishing "
-                              f"({'; '.join(problems[:3])}); nothing was switched")
-        report("verify-files", 1, 1)
+        _verify(report, "files", checked, lambda: _files_sound(collection, listed, where), most=3)
 
         # the switch, last
         new = Pointer(chunks_collection=chunks_name, files_collection=files_name, chunk_count=len(chunks),

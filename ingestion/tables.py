@@ -16,6 +16,8 @@ from ingestion.paragraphs import glue
 from ingestion.spans import PageLayout, Span, column_of, group_lines
 
 CELL_SEPARATOR = " | "
+if hasattr(pymupdf, "no_recommend_layout"):  # the analyser is left out on purpose (ingestion/__init__.py): no
+    pymupdf.no_recommend_layout()  # "Consider using the pymupdf_layout package" line on stdout from find_tables
 
 
 @dataclass

@@ -16,7 +16,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before pytest-qt makes 
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from duocthu_desktop.app import rebuild  # noqa: E402
+from duocthu_desktop.app import rebuild, rebuild_dialog  # noqa: E402
 from duocthu_desktop.app.embed_process import EmbedderProcess  # noqa: E402
 from duocthu_desktop.app.rebuild_dialog import RebuildDialog  # noqa: E402
 from duocthu_desktop.app.session import Session  # noqa: E402
@@ -142,6 +142,29 @@ def test_cancel_says_so_and_keeps_the_index(qtbot, monkeypatch, tmp_path):
     assert dialog.outcome == rebuild.CANCELLED and dialog.start_button.isEnabled()
 
 
+def test_a_cancelled_rebuild_leaves_nothing_beside_the_index_in_use(qtbot, tmp_path, sample_pdf, sample_build):
+    """The real build, cancelled from the dialog as soon as it reports progress: the index in use is as it was
+    and nothing else is left in its folder (no new folder, no staging folder, no empty `<new>.lock`)."""
+    import shutil
+
+    from tests.test_ingest_cli import snapshot
+
+    in_use = tmp_path / "index"
+    shutil.copytree(sample_build, in_use)
+    before = snapshot(in_use)
+    out = rebuild.default_out(in_use, tmp_path / "x")
+    dialog = RebuildDialog(out, sample_pdf, in_use=in_use)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.start()
+    qtbot.waitUntil(lambda: dialog.stage.text() not in ("", rebuild_dialog.STARTING), timeout=60000)
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=30000)
+    assert dialog.outcome == rebuild.CANCELLED
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index"]
+    assert snapshot(in_use) == before
+
+
 def _with_index(assistant: ScriptedAssistant, collection: str) -> ScriptedAssistant:
     assistant.service.manifest = SimpleNamespace(collection=collection)
     return assistant
@@ -253,3 +276,63 @@ def test_a_rebuilds_loaded_model_is_the_one_the_reopened_index_uses(monkeypatch,
     cancel.set()  # a cancelled build's worker is ended, never kept
     rebuild.run_build(tmp_path / "book.pdf", tmp_path / "out2", lambda *a: None, cancel)
     assert _Worker.made[-1].closed == 1 and rebuild.take_spare(None) is None
+
+
+def test_a_cancel_of_a_rebuild_using_the_open_indexs_worker_leaves_that_worker_serving():
+    """The open index's worker lent to a rebuild: Cancel raises BuildCancelled at once, mid-call, and the worker
+    is not ended (the open index goes on embedding its questions with it)."""
+    cancel = threading.Event()
+    owner = EmbedderProcess()
+    try:
+        lent = owner.lent(cancel)
+        assert lent is not None and lent.owner is owner
+        threading.Timer(0.3, cancel.set).start()
+        started = time.monotonic()
+        with pytest.raises(Exception) as raised:
+            owner._call(120, time.sleep, 3, cancel=cancel, stop=False)  # a batch of the rebuild
+        assert type(raised.value).__name__ == "BuildCancelled"
+        assert time.monotonic() - started < 2.5  # the batch (3 s) was not waited for
+        assert owner._pool is not None
+        assert owner._call(30, time.sleep, 0) is None  # the open index's next question is answered
+    finally:
+        owner.close()
+
+
+class _Shared(_Worker):
+    """The open index's worker: lends itself to a rebuild."""
+
+    _folder = None
+
+    def lent(self, cancel):
+        self.lent_to = cancel
+        return self
+
+
+def test_a_rebuild_embeds_with_the_open_indexs_worker_and_hands_it_to_the_next_index(monkeypatch, tmp_path):
+    """One model in memory during a rebuild: the build embeds through the worker of the index in use (no second
+    worker is started), and closing that index after the swap does not end the worker the new index takes."""
+    from duocthu_desktop.app import embed_process
+    from ingestion import pipeline
+
+    _Worker.made = []
+    monkeypatch.setattr(embed_process, "EmbedderProcess", _Worker)
+    used = []
+
+    def build(pdf, out, embed, on_progress, cancel, embedder, before_swap):
+        used.append(embedder)
+        embedder.loaded = True
+        return SimpleNamespace(report=None)
+
+    monkeypatch.setattr(pipeline, "build", build)
+    shared = _Shared()
+    _Worker.made = []
+    cancel = threading.Event()
+    rebuild.run_build(tmp_path / "book.pdf", tmp_path / "out", lambda *a: None, cancel, shared=shared)
+    assert used == [shared] and _Worker.made == [] and shared.lent_to is cancel
+    old = Session(ScriptedAssistant(lambda q: dose_answer()), Settings(), tmp_path / "index", None, owns_index=True)
+    old.assistant.service.embedder = shared
+    old.close()
+    assert shared.closed == 0  # kept for the index opened next
+    assert rebuild.take_spare(None) is shared
+    old.close()
+    assert shared.closed == 1  # no longer kept: the index that owns it ends it

@@ -101,3 +101,20 @@ def test_each_module_of_the_old_circle_imports_alone(module):
     done = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=ROOT, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_ingest_does_not_load_pymupdfs_layout_analyser():
+    """`duocthu-ingest` never uses PyMuPDF's layout analyser (find_tables with use_layout=False), so importing
+    it (three ONNX sessions, issue 17's profile) is spared: the ingest's modules load, PyMuPDF with them, and
+    the analyser is neither imported nor recommended on stdout; PyMuPDF itself reads and finds tables as before."""
+    code = (
+        "import sys\n"
+        "import ingestion.cli, ingestion.pipeline, ingestion.tables\n"
+        "import pymupdf\n"
+        "doc = pymupdf.open(); page = doc.new_page(); page.insert_text((72, 72), 'Lieu dung')\n"
+        "assert 'Lieu dung' in page.get_text('text'), page.get_text('text')\n"
+        "assert page.find_tables(use_layout=False).tables == []\n"
+        "print(pymupdf._get_layout is None, sys.modules.get('pymupdf.layout') is None)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.split() == ["True", "True"], out.stdout + out.stderr

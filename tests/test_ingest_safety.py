@@ -40,7 +40,9 @@ def _one_line(capsys) -> str:
 
 
 def _no_strays(out: Path) -> None:
+    """Nothing beside `out` but `out`: no staging or old folder, and no `<out>.lock` once the build has ended."""
     assert not list(out.parent.glob(f".{out.name}.*")), list(out.parent.iterdir())
+    assert not list(out.parent.glob(f"{out.name}.lock")), list(out.parent.iterdir())
 
 
 @pytest.fixture()
@@ -150,6 +152,46 @@ def test_a_second_build_into_the_same_out_is_refused_while_the_first_runs(
     assert main(["check", str(previous_out)]) == 0
     assert len(artifacts.read_chunks(previous_out / artifacts.CHUNKS_FILE)) == 320
     _no_strays(previous_out)
+
+
+def test_a_cancelled_build_leaves_only_the_previous_index(previous_out, sample_pdf):
+    """Cancelled at its first progress report: the index that was there is untouched and nothing is left beside
+    it (no staging folder, no empty `<out>.lock`)."""
+    import ingestion.pipeline as pipeline
+    from ingestion.progress import BuildCancelled
+
+    cancel = threading.Event()
+    before = snapshot(previous_out)
+    with pytest.raises(BuildCancelled):
+        pipeline.build(sample_pdf, previous_out, embed=False, on_progress=lambda *a: cancel.set(), cancel=cancel)
+    assert snapshot(previous_out) == before
+    assert sorted(p.name for p in previous_out.parent.iterdir()) == [previous_out.name]
+    _no_strays(previous_out)
+
+
+def test_the_lock_is_removed_by_its_holder_and_a_stale_open_of_it_starts_again(tmp_path):
+    """The holder removes `<out>.lock` before releasing it; a process that had opened the removed file sees the
+    path no longer names it (and locks the new one), so two builds never hold different files under one name."""
+    from duocthu_desktop import atomic
+
+    out = tmp_path / "index"
+    with atomic.locked(out) as path:
+        assert path.exists()
+        stale = os.open(path, os.O_RDWR)  # a second build opened it just before the first one ended
+        with pytest.raises(atomic.FolderBusy):
+            with atomic.locked(out):
+                pass
+    try:
+        assert not path.exists()
+        assert not atomic._still_names(path, stale)
+        with atomic.locked(out):
+            assert atomic._still_names(path, os.open(path, os.O_RDONLY))
+            with pytest.raises(atomic.FolderBusy):
+                with atomic.locked(out):
+                    pass
+    finally:
+        os.close(stale)
+    assert not path.exists()
 
 
 # ---- full or unwritable disk --------------------------------------------------------------------------------

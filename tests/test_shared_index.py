@@ -278,3 +278,23 @@ def test_a_file_cut_into_pieces_joins_back_byte_for_byte(text):
     pieces = pieces_of(text.encode("utf-8"), limit=10)
     assert "".join(pieces).encode("utf-8") == text.encode("utf-8")
     assert all(len(p) <= 10 for p in pieces)
+
+
+def test_a_copy_that_does_not_check_out_after_publishing_stops_before_the_switch():
+    """Each verify stage (chunks, files) reports its start and end, reads the copy back unless it was checked
+    already, and stops with the problems it found (the files' first three) before anything is switched."""
+    from duocthu_desktop.errors import IndexError_
+    from ingestion import publish
+
+    seen: list[tuple] = []
+    report = lambda stage, done, total: seen.append((stage, done, total))  # noqa: E731
+    publish._verify(report, "chunks", True, lambda: pytest.fail("a checked copy is not read again"))
+    publish._verify(report, "files", False, lambda: [])
+    assert seen == [("verify-chunks", 0, 1), ("verify-chunks", 1, 1), ("verify-files", 0, 1), ("verify-files", 1, 1)]
+    with pytest.raises(IndexError_) as chunks:
+        publish._verify(report, "chunks", False, lambda: ["a", "b", "c", "d"])
+    assert str(chunks.value) == ("the server's copy of the chunks does not check out after publishing (a; b; c; d); "
+                                 "nothing was switched")
+    with pytest.raises(IndexError_) as files:
+        publish._verify(report, "files", False, lambda: ["a", "b", "c", "d"], most=3)
+    assert "(a; b; c);" in str(files.value) and seen[-1] == ("verify-files", 0, 1)

@@ -121,15 +121,18 @@ class EmbedderProcess:
             self._local = LazyEmbedder(Path(self._folder) if self._folder else None)
         return self._local
 
-    def _call(self, timeout: float, fn, *args):
+    def _call(self, timeout: float, fn, *args, cancel: threading.Event | None = None, stop: bool = True):
         """`fn(*args)` in the worker; what it raises comes back as raised, a worker that cannot start, died or
-        hangs is _WorkerGone (and is not used again)."""
+        hangs is _WorkerGone (and is not used again). A set `cancel` (this worker's own by default) raises
+        BuildCancelled at once; with `stop` it also ends the worker, else (a worker lent to a rebuild by the
+        index in use) the call is left to end in it and the worker goes on serving."""
+        cancel = self._cancel if cancel is None else cancel
         pool = self._pool
         if pool is None:
             raise _WorkerGone
         try:
             future = pool.submit(fn, *args)
-            if self._cancel is None:
+            if cancel is None:
                 return future.result(timeout=timeout)
             waited = 0.0
             while True:
@@ -137,8 +140,11 @@ class EmbedderProcess:
                     return future.result(timeout=POLL_S)
                 except TimeoutError:
                     waited += POLL_S
-                    if self._cancel.is_set():
-                        self._stop_worker()
+                    if cancel.is_set():
+                        if stop:
+                            self._stop_worker()
+                        else:
+                            future.cancel()
                         from ingestion.progress import BuildCancelled
 
                         raise BuildCancelled() from None
@@ -159,8 +165,70 @@ class EmbedderProcess:
             process.terminate()
         pool.shutdown(wait=False, cancel_futures=True)
 
+    def lent(self, cancel: threading.Event) -> LentEmbedder | None:
+        """This worker for a rebuild to embed with, bound to the rebuild's `cancel`, or None when it cannot be
+        shared (it is gone, or its model failed to load): the index in use and the rebuild then hold one model
+        between them, not one each."""
+        if self._pool is None or self._error is not None or self._local is not None:
+            return None
+        return LentEmbedder(self, cancel)
+
     def close(self) -> None:
         """Stop the worker once its current call ends (a reopened index does not wait for a load to finish)."""
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+
+class LentEmbedder:
+    """The embedding worker of the index in use, lent to a rebuild (app.rebuild.run_build): it embeds through
+    the same process and model, and the rebuild's cancel raises BuildCancelled at once without ending the worker
+    the open index still asks with (a batch already started ends in it, its vectors unused)."""
+
+    model_id = EMBEDDER_ID
+    weights_sha256 = WEIGHTS_SHA256
+
+    def __init__(self, owner: EmbedderProcess, cancel: threading.Event) -> None:
+        self.owner = owner
+        self._cancel = cancel
+
+    @property
+    def dimensions(self) -> int:
+        return self.owner.dimensions
+
+    @property
+    def loaded(self) -> bool:
+        return self.owner.loaded
+
+    def load(self) -> LentEmbedder:
+        owner = self.owner
+        if owner.loaded or owner._error is not None:
+            owner.load()  # loaded, or the same ModelError again
+            return self
+        try:
+            owner.dimensions = owner._call(owner.LOAD_TIMEOUT_S, _load_in_worker, owner._folder, cancel=self._cancel,
+                                           stop=False)
+            owner._loaded = True
+        except _WorkerGone:
+            owner.load()  # as the owner would: in the app's process
+        except ModelError as err:
+            owner._error = err
+            raise
+        return self
+
+    def embed(self, texts: list[str], kind: str) -> list[list[float]]:
+        self.load()
+        owner = self.owner
+        if owner._local is None:
+            try:
+                return owner._call(owner.EMBED_TIMEOUT_S, _embed_in_worker, owner._folder, list(texts), kind,
+                                   cancel=self._cancel, stop=False)
+            except _WorkerGone:
+                pass
+        return owner.embed(texts, kind)
+
+    def release_cancel(self) -> None:
+        self._cancel = None
+
+    def close(self) -> None:
+        """Nothing: the worker is the open index's, ended when that index is closed."""

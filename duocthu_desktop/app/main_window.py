@@ -549,8 +549,9 @@ class MainWindow(QMainWindow):
     def show_rebuild(self) -> RebuildDialog:
         pdf = self.session.pdf_path if self.session is not None else self.pdf
         session = self.session
+        embedder = getattr(getattr(getattr(session, "assistant", None), "service", None), "embedder", None)
         dialog = RebuildDialog(self.rebuild_target(), pdf, self, in_use=self.index_in_use(),
-                               release_index=lambda out: self._release_for_swap(session, out))
+                               release_index=lambda out: self._release_for_swap(session, out), embedder=embedder)
         dialog.setFont(self.font())  # a dialog is a window of its own: the text size does not reach it by itself
         dialog.rebuilt.connect(lambda out, built_from: self.reopen(out, built_from, rebuilt=True))
         dialog.released_then_failed.connect(lambda folder: self.reopen(folder, remember=False))

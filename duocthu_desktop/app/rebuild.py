@@ -101,23 +101,27 @@ def is_cancelled(err: BaseException) -> bool:
 
 
 def run_build(pdf: Path, out: Path, on_progress: Callable[[str, int, int], None], cancel: threading.Event,
-              model_dir: Path | None = None, before_swap: Callable[[], None] | None = None):
+              model_dir: Path | None = None, before_swap: Callable[[], None] | None = None, shared=None):
     """`ingestion.pipeline.build` into `out`: the old index stays until the new one is swapped in, and a cancel
     raises BuildCancelled before the swap. The model embeds in a worker process (app.embed_process) that a
-    cancel ends at once, loading or mid-batch. `before_swap()` runs once the new index is whole, just before it
-    replaces `out`: the app closes the index it has open there (Windows cannot rename a folder whose files are
-    open)."""
+    cancel ends at once, loading or mid-batch. `shared`, the embedding worker of the index in use, is lent to
+    the build when it can be (`EmbedderProcess.lent`): one model in memory for both, not one each (a cancel
+    then leaves it running for the open index). `before_swap()` runs once the new index is whole, just before
+    it replaces `out`: the app closes the index it has open there (Windows cannot rename a folder whose files
+    are open)."""
     from duocthu_desktop.app import embed_process
     from ingestion import pipeline
 
-    embedder = embed_process.EmbedderProcess(model_dir, cancel=cancel)
+    lend = getattr(shared, "lent", None)
+    lent = lend(cancel) if callable(lend) else None
+    embedder = lent if lent is not None else embed_process.EmbedderProcess(model_dir, cancel=cancel)
     kept = False
     try:
         result = pipeline.build(Path(pdf), Path(out), embed=True, on_progress=on_progress, cancel=cancel,
                                 embedder=embedder, before_swap=before_swap)
         if embedder.loaded and not cancel.is_set():  # the index opened next embeds its questions with it
             embedder.release_cancel()
-            keep_spare(embedder, model_dir)
+            keep_spare(shared if lent is not None else embedder, model_dir if lent is None else shared._folder)
             kept = True
         return result
     finally:
@@ -137,6 +141,12 @@ def keep_spare(embedder, model_dir: Path | None) -> None:
         _SPARE[str(model_dir) if model_dir else None] = embedder
     if old is not None and old is not embedder:
         old.close()
+
+
+def is_spare(embedder) -> bool:
+    """Whether `embedder` is kept for the next session: the index closing now must not end it."""
+    with _SPARE_LOCK:
+        return any(kept is embedder for kept in _SPARE.values())
 
 
 def take_spare(model_dir: Path | None):

@@ -56,9 +56,11 @@ class RebuildDialog(QDialog):
     released_then_failed = Signal(object)  # the index folder: its index was closed for a swap that then failed
 
     def __init__(self, out: Path, pdf: Path | None = None, parent=None, in_use: Path | None = None,
-                 release_index: Callable[[Path], None] | None = None) -> None:
-        """`release_index(out)` (on the build's thread, just before the swap) closes the index open at `out`."""
+                 release_index: Callable[[Path], None] | None = None, embedder=None) -> None:
+        """`release_index(out)` (on the build's thread, just before the swap) closes the index open at `out`;
+        `embedder`, the open index's embedding worker, is lent to the build (app.rebuild.run_build)."""
         super().__init__(parent)
+        self.embedder = embedder
         self.setWindowTitle(TITLE)
         self.setMinimumWidth(560)
         self.in_use = Path(in_use) if in_use else None
@@ -146,7 +148,10 @@ class RebuildDialog(QDialog):
                 self.release_index(out)
 
         def work(task: operations.Task):
-            return rebuild.run_build(pdf, out, task.progress, task.cancel_event, before_swap=before_swap)
+            if self.embedder is None:
+                return rebuild.run_build(pdf, out, task.progress, task.cancel_event, before_swap=before_swap)
+            return rebuild.run_build(pdf, out, task.progress, task.cancel_event, before_swap=before_swap,
+                                     shared=self.embedder)
 
         self.operation = operations.run(
             work, on_success=lambda result: self._built(result, pdf, out), on_failure=self._failed,

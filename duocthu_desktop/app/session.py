@@ -135,8 +135,11 @@ class Session:
         self._close_locator()
         if not self.owns_index:
             return
+        from duocthu_desktop.app import rebuild
+
         service = getattr(self.assistant, "service", None)
-        for closable in (service, getattr(service, "embedder", None)):
+        embedder = getattr(service, "embedder", None)
+        for closable in (service, None if rebuild.is_spare(embedder) else embedder):  # kept for the next index
             close = getattr(closable, "close", None)
             if callable(close):
                 close()
