@@ -456,3 +456,14 @@ def test_the_elderlys_dose_printed_as_the_same_as_another_band_is_that_bands_dos
     texts = _texts(choose(rows, Patient(route="tiem_bap", population="nguoi_cao_tuoi", age_years=70)).rows)
     assert "Tiêm bắp: 15 mg cách 6 giờ/lần." in texts
     assert "Tiêm bắp: 30 mg cách 6 giờ/lần." not in texts
+
+
+def test_a_ceiling_printed_for_no_indication_stays_beside_the_indication_the_question_names() -> None:
+    """Narrowed to the heading the question names ("sốt" picks "Đau, sốt"), the children's ceiling printed above
+    every heading still holds: it is shown with the dose, not dropped with the other indication's rows."""
+    rows = read("Trẻ em:\nUống: Tối đa 4 liều trong 24 giờ.\nĐau, sốt:\nTrẻ em 4 - 6 tuổi: 240 mg\n"
+                "Đau sau phẫu thuật:\nTrẻ em 1 tháng - 6 tuổi: 20 - 30 mg/kg một liều duy nhất.")
+    for route in ("uong", None):
+        fit = choose(rows, Patient(population="tre_em", age_years=5, weight_kg=18, route=route, condition="sốt",
+                                   question="Liều uống cho bé 5 tuổi 18 kg bị sốt?"))
+        assert _texts(fit.rows) == ["Uống: Tối đa 4 liều trong 24 giờ.", "Trẻ em 4 - 6 tuổi: 240 mg"], route

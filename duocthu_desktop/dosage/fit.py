@@ -375,7 +375,9 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     if asked and not any(route_matches(p.route, r.route) for r in asked) and any(not r.route for r in asked):
         # the indication asked for is dosed with no route printed near its dose: shown under a title that says
         # the route is not stated, never replaced by another indication's doses for that route
-        candidates = [r for r in asked if not r.route]
+        # (with the ceiling printed for no indication on this route: it holds for the indication asked too)
+        candidates = [r for r in candidates if (r in asked and not r.route)
+                      or (_general_ceiling(r) and r not in asked and route_matches(p.route, r.route))]
         if _ask_patient(candidates, p, known, fit):
             return fit
     elif p.route:
@@ -618,13 +620,21 @@ def _by_indication(candidates: list[DoseRow], p: Patient, fit: Fit) -> list[Dose
         rest = _by_indication([r for r in candidates if r not in organ], p, fit) if len(organ) < len(candidates) else []
         return [r for r in candidates if r in organ or r in rest]
     asked = _asked_indication(candidates, p)
-    if asked or not p.condition:
-        return asked or candidates
+    if asked:
+        # a ceiling printed under no indication holds whatever the drug is given for ("không nên cho trẻ em quá 5
+        # liều ... trong vòng 24 giờ"): it stays beside the indication the question names
+        return [r for r in candidates if r in asked or _general_ceiling(r)]
+    if not p.condition:
+        return candidates
     general = [r for r in candidates if r.indication is None]
     if general:
         fit.notes.append(f"Dược thư không ghi liều riêng cho \"{p.condition}\"; dưới đây là liều chung.")
         return general
     return candidates
+
+
+def _general_ceiling(row: DoseRow) -> bool:
+    return row.kind == "max_dose" and row.indication is None and not any(_names_a_case(h) for h in row.headings)
 
 
 def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
