@@ -377,7 +377,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         # the route is not stated, never replaced by another indication's doses for that route
         # (with the ceiling printed for no indication on this route: it holds for the indication asked too)
         candidates = [r for r in candidates if (r in asked and not r.route)
-                      or (_general_ceiling(r) and r not in asked and route_matches(p.route, r.route))]
+                      or (_general_ceiling(r, asked) and route_matches(p.route, r.route))]
         if _ask_patient(candidates, p, known, fit):
             return fit
     elif p.route:
@@ -623,7 +623,7 @@ def _by_indication(candidates: list[DoseRow], p: Patient, fit: Fit) -> list[Dose
     if asked:
         # a ceiling printed under no indication holds whatever the drug is given for ("không nên cho trẻ em quá 5
         # liều ... trong vòng 24 giờ"): it stays beside the indication the question names
-        return [r for r in candidates if r in asked or _general_ceiling(r)]
+        return [r for r in candidates if r in asked or _general_ceiling(r, asked)]
     if not p.condition:
         return candidates
     general = [r for r in candidates if r.indication is None]
@@ -633,8 +633,11 @@ def _by_indication(candidates: list[DoseRow], p: Patient, fit: Fit) -> list[Dose
     return candidates
 
 
-def _general_ceiling(row: DoseRow) -> bool:
-    return row.kind == "max_dose" and row.indication is None and not any(_names_a_case(h) for h in row.headings)
+def _general_ceiling(row: DoseRow, asked: list[DoseRow]) -> bool:
+    """A ceiling printed under no indication, for the group of the doses asked (a children's ceiling is not said
+    beside an unlabelled adult dose)."""
+    return (row.kind == "max_dose" and row not in asked and row.indication is None
+            and not any(_names_a_case(h) for h in row.headings) and row.population in {r.population for r in asked})
 
 
 def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
