@@ -193,22 +193,29 @@ def said_beyond(sentence: str, said: Said, indications: str) -> bool:
     content = said.content()
     for item in ITEM_SPLIT.split(text):
         core = [w for w in _WORD.findall(_CAUSED.sub(" ", item)) if w not in general]
-        for start in range(len(core)):
-            for k, at in enumerate(content):
-                if said.words[at] != core[start] or said.negated[at]:
-                    continue
-                length = 1
-                while (start + length < len(core) and k + length < len(content)
-                       and said.words[content[k + length]] == core[start + length]
-                       and said.clauses[content[k + length]] == said.clauses[at]
-                       and not said.negated[content[k + length]]):
-                    length += 1
-                run = core[start : start + length]
-                if length < STRONG_RUN or any(w.isdigit() for w in run):
-                    continue
-                if not any(" " + " ".join(run) + " " in i for i in items):
-                    return True
+        for start, _k, _at, length in _said_runs(core, said, content, negation_ends=True):
+            run = core[start : start + length]
+            if length < STRONG_RUN or any(w.isdigit() for w in run):
+                continue
+            if not any(" " + " ".join(run) + " " in i for i in items):
+                return True
     return False
+
+
+def _said_runs(core: list[str], said: Said, content: list[int], negation_ends: bool = False):
+    """Each place the question says a run of the item's words together in one clause, the longest there:
+    (the item's word it starts at, its place among the question's content words, the word's index, its length)."""
+    for start in range(len(core)):
+        for k, at in enumerate(content):
+            if said.words[at] != core[start] or said.negated[at]:
+                continue
+            length = 1
+            while (start + length < len(core) and k + length < len(content)
+                   and said.words[content[k + length]] == core[start + length]
+                   and said.clauses[content[k + length]] == said.clauses[at]
+                   and not (negation_ends and said.negated[content[k + length]])):
+                length += 1
+            yield start, k, at, length
 
 
 def _item_said_whole(item: str, said: Said) -> bool:
@@ -232,22 +239,13 @@ def _item_matches(item: str, said: Said) -> bool:
         word = core[0]
         return len(word) >= _SINGLE_MIN_LETTERS and not word.isdigit() and any(
             said.words[i] == word and not said.negated[i] for i in content)
-    for start in range(len(core)):
-        for k, at in enumerate(content):
-            if said.words[at] != core[start] or said.negated[at]:
-                continue
-            # the longest run of the item's words the question holds here, in one clause
-            length = 1
-            while (start + length < len(core) and k + length < len(content)
-                   and said.words[content[k + length]] == core[start + length]
-                   and said.clauses[content[k + length]] == said.clauses[at]):
-                length += 1
-            run = core[start : start + length]
-            if len(run) < 2 or (len(run) * 2 <= len(core) and len(run) < 3) or all(w.isdigit() for w in run):
-                continue
-            if _differs_next(core, start + length, said, content, k + length, at) or _opposite(raw, run, said, at):
-                continue
-            return True
+    for start, k, at, length in _said_runs(core, said, content):
+        run = core[start : start + length]
+        if len(run) < 2 or (len(run) * 2 <= len(core) and len(run) < 3) or all(w.isdigit() for w in run):
+            continue
+        if _differs_next(core, start + length, said, content, k + length, at) or _opposite(raw, run, said, at):
+            continue
+        return True
     return _run_skipping_one(core, said, content)
 
 
