@@ -467,3 +467,13 @@ def test_a_ceiling_printed_for_no_indication_stays_beside_the_indication_the_que
         fit = choose(rows, Patient(population="tre_em", age_years=5, weight_kg=18, route=route, condition="sốt",
                                    question="Liều uống cho bé 5 tuổi 18 kg bị sốt?"))
         assert _texts(fit.rows) == ["Uống: Tối đa 4 liều trong 24 giờ.", "Trẻ em 4 - 6 tuổi: 240 mg"], route
+
+
+def test_a_neonate_with_no_age_in_days_is_not_in_a_childrens_band_that_starts_after_the_first_month() -> None:
+    rows = read("Điều trị huyết khối:\nTrẻ sơ sinh: Tiêm tĩnh mạch 75 đvqt/kg, sau đó truyền 25 đvqt/kg/giờ.\n"
+                "Trẻ từ 1 tháng - 1 tuổi: Tiêm tĩnh mạch 75 đvqt/kg, sau đó truyền 25 đvqt/kg/giờ.\n"
+                "Trẻ từ 1 - 18 tuổi: Tiêm tĩnh mạch 75 đvqt/kg, sau đó truyền 20 đvqt/kg/giờ.")
+    for p in (Patient(population="so_sinh"), Patient(population="so_sinh", gestational_weeks=32.0)):
+        assert _texts(choose(rows, p).rows) == ["Trẻ sơ sinh: Tiêm tĩnh mạch 75 đvqt/kg, sau đó truyền 25 đvqt/kg/giờ."]
+    # a child of unknown age still has the children's bands to choose from
+    assert len(choose(rows, Patient(population="tre_em", age_years=0.5)).rows) == 1

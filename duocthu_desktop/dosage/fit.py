@@ -173,9 +173,11 @@ def _fits_band(age_bound: AgeBound | None, weight: WeightBound | None, p: Patien
             lo, hi = age_bound.years()
             if not _within(age, lo, hi):
                 return False
-        elif p.gestational_weeks is not None:
+        elif p.gestational_weeks is not None or p.population == "so_sinh":
+            # a neonate (weeks of gestation, or "sơ sinh" with no age in days) is under a band that starts after
+            # the newborn period ("Trẻ từ 1 tháng - 1 tuổi")
             lo, _ = age_bound.years()
-            if lo is not None and lo > NEONATE_YEARS:  # a neonate (weeks of gestation) is under this band
+            if lo is not None and lo > NEONATE_YEARS:
                 return False
     if weight is not None and p.weight_kg is not None:
         if not _within(p.weight_kg, weight.min, weight.max):
