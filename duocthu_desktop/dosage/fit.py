@@ -383,9 +383,17 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         if _ask_patient(candidates, p, known, fit):
             return fit
     elif p.route:
+        # the indication asked is dosed for this patient's own band ("Trẻ 4 - 7 tuổi: 150 mg x 3 lần/ngày" under
+        # "Giảm đau và hạ sốt:") with no route printed: shown under a title that says the route is not stated,
+        # beside the doses printed for the route asked, not dropped for them
+        unrouted = _own_band_unrouted(candidates, asked, p)
         candidates = _by_route(candidates, rows, p, fit)
+        if fit.ask_route and unrouted:
+            fit.ask_route, fit.no_dose_for_route = [], False
+            candidates = unrouted
         if fit.ask_route:
             return fit
+        candidates = [r for r in rows if r in candidates or r in unrouted]
         candidates = _own_group(candidates, p, fit)
         candidates = _by_indication(candidates, p, fit)
         if _ask_patient(candidates, p, known, fit):
@@ -419,6 +427,19 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
             fit.notes.append(f"Mức liều ghi trong ngoặc dưới đây tiếp theo nhóm «{group}» sách in ngay dòng trên.")
     fit.rows = [_with_group_above(r, rows) for r in _with_durations(rows, _with_stated_cases(rows, candidates, p), p)]
     return fit
+
+
+def _own_band_unrouted(candidates: list[DoseRow], asked: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """The doses the book prints for the band that holds this patient's age or weight with no route stated, when
+    no dose by the route asked is drawn for a band of his: of the indication asked, if one is."""
+    if p.age_years is None and p.weight_kg is None:
+        return []
+    banded = [r for r in candidates if not r.route and (r.age is not None or r.weight_kg is not None)
+              and not _organ(r) and r.kind in DOSE_KINDS and (not (asked or p.condition) or r in asked)]
+    if any(route_matches(p.route, r.route) and (r.age is not None or r.weight_kg is not None)
+           for r in candidates if r.kind in DOSE_KINDS):
+        return []
+    return banded
 
 
 # "Nếu bệnh nhân không thể dùng aspirin thì ...": a statement the book makes for a case of the patient it names
