@@ -393,7 +393,10 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
             candidates = unrouted
         if fit.ask_route:
             return fit
-        candidates = [r for r in rows if r in candidates or r in unrouted]
+        if unrouted:
+            order = {(r.chunk_id, r.start): i for i, r in enumerate(rows)}  # the book's order
+            candidates = sorted(candidates + [r for r in unrouted if r not in candidates],
+                                key=lambda r: order.get((r.chunk_id, r.start), len(order)))
         candidates = _own_group(candidates, p, fit)
         candidates = _by_indication(candidates, p, fit)
         if _ask_patient(candidates, p, known, fit):
