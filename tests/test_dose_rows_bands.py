@@ -138,3 +138,17 @@ def test_an_intro_naming_a_kind_of_disease_as_a_whole_bounds_the_group_but_names
                 "Trẻ em ≥ 1 tháng tuổi, cân nặng dưới 20 kg: 50 - 100 mg/kg/ngày chia làm 4 lần.")
     assert row(rows, "Trẻ sơ sinh 7 ngày").indication is None
     assert row(rows, "Trẻ em ≥ 1 tháng").indication is None
+
+
+def test_an_impaired_organs_remark_ends_where_the_next_paragraph_opens_on_a_route() -> None:
+    # "Bệnh nhân suy gan: <remark>." then "Tiêm, truyền tĩnh mạch: <dose>": the route's doses are not the liver's
+    rows = read("Đường uống:\nNgười lớn: Uống 20 mg ngày một lần.\n"
+                "Bệnh nhân suy gan: Liều của thuốc có thể cần phải giảm.\n"
+                "Tiêm, truyền tĩnh mạch: Ở những bệnh nhân không uống được, có thể truyền tĩnh mạch 40 mg trong 20 "
+                "đến 30 phút.")
+    assert row(rows, "Bệnh nhân suy gan").hepatic
+    iv = row(rows, "Tiêm, truyền tĩnh mạch")
+    assert not iv.hepatic and iv.kind == "dose" and "truyen_tinh_mach" in iv.route
+    # an organ's label whose words end in ":" introduces the lines below: they stay that organ's
+    rows = read("Bệnh nhân suy gan: Dùng liều như sau:\nTiêm tĩnh mạch: 10 mg ngày một lần.")
+    assert row(rows, "Tiêm tĩnh mạch").hepatic

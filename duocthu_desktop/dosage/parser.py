@@ -122,6 +122,9 @@ class Level:
     # the paragraph after it and the band lines that follow that one; `lines`: paragraphs read under it
     intro: bool = False
     lines: int = 0
+    # an impaired organ's label opening a remark that ends in a full stop ("Bệnh nhân suy gan: Liều ... có thể cần
+    # phải giảm."): a label opening the next paragraph on a route ends it
+    remark: bool = False
 
 
 def read_fields(text: str, *, label: bool = False) -> Fields:
@@ -636,8 +639,15 @@ class SectionReader:
                     self.push("qualifier", lab.text, Fields(), inline=False)
                     self.stack[-1].soft = True
                     continue
+                if first and kind == "route":
+                    # "Tiêm, truyền tĩnh mạch: ..." after "Bệnh nhân suy gan: Liều ... có thể cần phải giảm.": the
+                    # organ's remark is over; the doses by the route this paragraph opens on are not that organ's
+                    self.stack = [lv for lv in self.stack if not (lv.remark and lv.piece != self.piece_no)]
                 self._heading(kind, lab.text, f, inline=not as_heading, paragraph_only=only,
                               soft=as_heading and not heading_only)
+                if (as_heading and not heading_only and kind == "group" and _is_organ(f) and not f.has_group
+                        and not body.rstrip().endswith(":") and self.stack and self.stack[-1].label == lab.text):
+                    self.stack[-1].remark = True
                 if kind == "note" and _REGIMEN_OR_SEVERITY.match(fold(lab.text)):
                     # "Phác đồ tiêm liều cách xa nhau:", "Bệnh nhẹ:": a printed label the question may name,
                     # kept among the row's headings for its paragraph (it states no field)
