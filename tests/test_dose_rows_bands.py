@@ -102,3 +102,53 @@ def test_a_renal_table_after_a_paragraph_labelled_by_the_impaired_organ_is_the_d
     first, second = [r for r in rows if r.quarantined]
     assert (first.population, first.indication) == (None, None) and first.renal is not None
     assert second.population == "tre_em"  # no organ's label before it: the table is under the group heading
+
+
+def test_an_intro_sentence_naming_what_is_treated_and_the_group_bounds_the_band_lines_below_it() -> None:
+    # a sentence of no dose ending in "như sau:" that names the indication and the children's age, then band lines
+    rows = read("Cách dùng và liều lượng ở trẻ em:\n"
+                "Để điều trị bệnh loét dạ dày ở trẻ em trên 1 tuổi, liều lượng được xác định theo thể trọng như sau:\n"
+                "Từ 5 đến < 10 kg: Uống 5 mg, ngày một lần.\nTừ 10 đến 20 kg: Uống 10 mg, ngày một lần.\n"
+                "Những liều này có thể tăng lên gấp đôi, nếu cần thiết.\n"
+                "Với bệnh viêm thực quản, có thể dùng 1 mg/kg ngày 1 lần ở trẻ em.")
+    band = row(rows, "Từ 10 đến 20 kg")
+    assert band.indication == "bệnh loét dạ dày"
+    assert band.population == "tre_em" and band.age is not None and band.age.min == 1.0
+    assert band.weight_kg is not None and (band.weight_kg.min, band.weight_kg.max) == (10.0, 20.0)
+    # the first paragraph that opens on no band ends the intro; the group heading above it holds again
+    later = row(rows, "Với bệnh viêm thực quản")
+    assert later.indication != "bệnh loét dạ dày" and later.age is None and later.population == "tre_em"
+
+
+def test_a_case_label_with_its_own_band_ends_at_the_next_indication_label() -> None:
+    # "Trên 45 kg, <case>: ..." opening a paragraph of remarks, then another indication's label: not under 45 kg
+    rows = read("Trẻ em: Trên 45 kg, bệnh lậu không biến chứng: Điều trị như người lớn.\n"
+                "Dưới 45 kg: Tiêm bắp 1 liều duy nhất 125 mg.\n"
+                "Bệnh thương hàn (tiêm tĩnh mạch): Trẻ em: 75 - 80 mg/kg ngày một lần, trong 5 - 14 ngày.")
+    assert row(rows, "Dưới 45 kg").weight_kg.max == 45.0
+    typhoid = row(rows, "Bệnh thương hàn")
+    assert typhoid.weight_kg is None and typhoid.population == "tre_em"
+    assert typhoid.indication == "Bệnh thương hàn (tiêm tĩnh mạch)" and typhoid.route == ["tiem_tinh_mach"]
+
+
+def test_an_intro_naming_a_kind_of_disease_as_a_whole_bounds_the_group_but_names_no_indication() -> None:
+    # "để điều trị các nhiễm khuẩn": the drug's use in general; the band lines stay the group's general doses
+    rows = read("Trẻ em:\nThuốc có thể dùng cho trẻ sơ sinh và trẻ em để điều trị các nhiễm khuẩn, với liều khuyến cáo"
+                " như sau:\nTrẻ sơ sinh 7 ngày tuổi hoặc nhỏ hơn: 25 mg/kg, cách 12 giờ một lần.\n"
+                "Trẻ em ≥ 1 tháng tuổi, cân nặng dưới 20 kg: 50 - 100 mg/kg/ngày chia làm 4 lần.")
+    assert row(rows, "Trẻ sơ sinh 7 ngày").indication is None
+    assert row(rows, "Trẻ em ≥ 1 tháng").indication is None
+
+
+def test_an_impaired_organs_remark_ends_where_the_next_paragraph_opens_on_a_route() -> None:
+    # "Bệnh nhân suy gan: <remark>." then "Tiêm, truyền tĩnh mạch: <dose>": the route's doses are not the liver's
+    rows = read("Đường uống:\nNgười lớn: Uống 20 mg ngày một lần.\n"
+                "Bệnh nhân suy gan: Liều của thuốc có thể cần phải giảm.\n"
+                "Tiêm, truyền tĩnh mạch: Ở những bệnh nhân không uống được, có thể truyền tĩnh mạch 40 mg trong 20 "
+                "đến 30 phút.")
+    assert row(rows, "Bệnh nhân suy gan").hepatic
+    iv = row(rows, "Tiêm, truyền tĩnh mạch")
+    assert not iv.hepatic and iv.kind == "dose" and "truyen_tinh_mach" in iv.route
+    # an organ's label whose words end in ":" introduces the lines below: they stay that organ's
+    rows = read("Bệnh nhân suy gan: Dùng liều như sau:\nTiêm tĩnh mạch: 10 mg ngày một lần.")
+    assert row(rows, "Tiêm tĩnh mạch").hepatic

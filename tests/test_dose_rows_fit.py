@@ -467,3 +467,29 @@ def test_a_ceiling_printed_for_no_indication_stays_beside_the_indication_the_que
         fit = choose(rows, Patient(population="tre_em", age_years=5, weight_kg=18, route=route, condition="sốt",
                                    question="Liều uống cho bé 5 tuổi 18 kg bị sốt?"))
         assert _texts(fit.rows) == ["Uống: Tối đa 4 liều trong 24 giờ.", "Trẻ em 4 - 6 tuổi: 240 mg"], route
+
+
+def test_a_neonate_with_no_age_in_days_is_not_in_a_childrens_band_that_starts_after_the_first_month() -> None:
+    rows = read("Điều trị huyết khối:\nTrẻ sơ sinh: Tiêm tĩnh mạch 75 đvqt/kg, sau đó truyền 25 đvqt/kg/giờ.\n"
+                "Trẻ từ 1 tháng - 1 tuổi: Tiêm tĩnh mạch 75 đvqt/kg, sau đó truyền 25 đvqt/kg/giờ.\n"
+                "Trẻ từ 1 - 18 tuổi: Tiêm tĩnh mạch 75 đvqt/kg, sau đó truyền 20 đvqt/kg/giờ.")
+    for p in (Patient(population="so_sinh"), Patient(population="so_sinh", gestational_weeks=32.0)):
+        assert _texts(choose(rows, p).rows) == ["Trẻ sơ sinh: Tiêm tĩnh mạch 75 đvqt/kg, sau đó truyền 25 đvqt/kg/giờ."]
+    # a child of unknown age still has the children's bands to choose from
+    assert len(choose(rows, Patient(population="tre_em", age_years=0.5)).rows) == 1
+
+
+def test_a_dose_for_the_patients_own_band_with_no_route_printed_is_shown_beside_the_route_asked() -> None:
+    # the children's general dose names "uống"; the age bands under an indication heading print no route
+    rows = read("Trẻ em: Liều uống thông thường để giảm đau là 20 - 30 mg/kg/ngày, chia làm nhiều liều nhỏ.\n"
+                "Giảm đau và hạ sốt:\nTrẻ 1 - 4 tuổi: 100 mg x 3 lần/ngày.\nTrẻ 4 - 7 tuổi: 150 mg x 3 lần/ngày.\n"
+                "Thông ống động mạch ở trẻ sơ sinh thiếu tháng:\nMỗi liều truyền tĩnh mạch 10 mg/kg.")
+    fit = choose(rows, Patient(route="uong", population="tre_em", age_years=5.0, weight_kg=18.0))
+    texts = _texts(fit.rows)
+    assert "Trẻ 4 - 7 tuổi: 150 mg x 3 lần/ngày." in texts
+    assert "Trẻ 1 - 4 tuổi: 100 mg x 3 lần/ngày." not in texts
+    assert "Mỗi liều truyền tĩnh mạch 10 mg/kg." not in texts
+    assert title("Thuốc A", next(r for r in fit.rows if r.text.startswith("Trẻ 4 - 7"))).count("không ghi rõ") == 1
+    # with no age or weight, nothing is added: the route asked decides
+    assert "Trẻ 4 - 7 tuổi: 150 mg x 3 lần/ngày." not in _texts(choose(rows, Patient(route="uong",
+                                                                                      population="tre_em")).rows)

@@ -237,3 +237,22 @@ def test_an_abbreviated_genus_stays_in_its_label_and_a_case_for_a_group_sets_the
     assert row(rows, "Bệnh lậu").indication.startswith("Bệnh lậu và nhiễm khuẩn kết hợp do N. gonorrhoeae")
     case = row(rows, "Nếu nhiễm")
     assert case.population == "nguoi_lon" and case.indication.startswith("Bệnh lậu")
+
+
+def test_a_label_opening_on_a_disease_that_names_its_route_is_an_indication_with_that_route() -> None:
+    from duocthu_desktop.dosage.parser import classify  # noqa: PLC0415
+    kind, f = classify("Bệnh thương hàn (tiêm tĩnh mạch)")
+    assert kind == "indication" and f.routes == ["tiem_tinh_mach"] and f.indication == "Bệnh thương hàn (tiêm tĩnh mạch)"
+    kind, f = classify("Điều trị đồng thời thuốc A và thuốc B uống")
+    assert kind == "indication" and f.routes == ["uong"]
+    # a way of giving that opens the label stays a route heading
+    assert classify("Tiêm tĩnh mạch chậm")[0] == "route"
+    assert classify("Dung dịch nhỏ mắt")[0] == "route"
+
+
+def test_a_band_label_opening_on_tren_is_not_read_as_opening_on_a_group() -> None:
+    # "trên" folds to "tren", which is not "trẻ": the words after the band name a case (an indication)
+    from duocthu_desktop.dosage.parser import classify  # noqa: PLC0415
+    kind, f = classify("Trên 45 kg, bệnh lậu không biến chứng")
+    assert kind == "indication" and f.weight is not None and f.weight.min == 45.0
+    assert classify("Trên 2 tuổi")[0] == "group"

@@ -28,6 +28,10 @@ def T(s: str) -> Text:
         ("bé 6 tháng", 0.5, None),
         ("sơ sinh 30 tuần", 0.0, 30.0),
         ("so sinh 30 tuan", 0.0, 30.0),
+        # born early: weeks of gestation; an age in weeks is weeks of life
+        ("trẻ sơ sinh non 32 tuần", 0.0, 32.0),
+        ("bé sinh non 30 tuần", 0.0, 30.0),
+        ("sơ sinh 3 tuần tuổi", 3 / 52, None),
     ],
 )
 def test_age(text, years, weeks):

@@ -173,9 +173,11 @@ def _fits_band(age_bound: AgeBound | None, weight: WeightBound | None, p: Patien
             lo, hi = age_bound.years()
             if not _within(age, lo, hi):
                 return False
-        elif p.gestational_weeks is not None:
+        elif p.gestational_weeks is not None or p.population == "so_sinh":
+            # a neonate (weeks of gestation, or "sơ sinh" with no age in days) is under a band that starts after
+            # the newborn period ("Trẻ từ 1 tháng - 1 tuổi")
             lo, _ = age_bound.years()
-            if lo is not None and lo > NEONATE_YEARS:  # a neonate (weeks of gestation) is under this band
+            if lo is not None and lo > NEONATE_YEARS:
                 return False
     if weight is not None and p.weight_kg is not None:
         if not _within(p.weight_kg, weight.min, weight.max):
@@ -381,9 +383,20 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         if _ask_patient(candidates, p, known, fit):
             return fit
     elif p.route:
+        # the indication asked is dosed for this patient's own band ("Trẻ 4 - 7 tuổi: 150 mg x 3 lần/ngày" under
+        # "Giảm đau và hạ sốt:") with no route printed: shown under a title that says the route is not stated,
+        # beside the doses printed for the route asked, not dropped for them
+        unrouted = _own_band_unrouted(candidates, asked, p)
         candidates = _by_route(candidates, rows, p, fit)
+        if fit.ask_route and unrouted:
+            fit.ask_route, fit.no_dose_for_route = [], False
+            candidates = unrouted
         if fit.ask_route:
             return fit
+        if unrouted:
+            order = {(r.chunk_id, r.start): i for i, r in enumerate(rows)}  # the book's order
+            candidates = sorted(candidates + [r for r in unrouted if r not in candidates],
+                                key=lambda r: order.get((r.chunk_id, r.start), len(order)))
         candidates = _own_group(candidates, p, fit)
         candidates = _by_indication(candidates, p, fit)
         if _ask_patient(candidates, p, known, fit):
@@ -417,6 +430,19 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
             fit.notes.append(f"Mức liều ghi trong ngoặc dưới đây tiếp theo nhóm «{group}» sách in ngay dòng trên.")
     fit.rows = [_with_group_above(r, rows) for r in _with_durations(rows, _with_stated_cases(rows, candidates, p), p)]
     return fit
+
+
+def _own_band_unrouted(candidates: list[DoseRow], asked: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """The doses the book prints for the band that holds this patient's age or weight with no route stated, when
+    no dose by the route asked is drawn for a band of his: of the indication asked, if one is."""
+    if p.age_years is None and p.weight_kg is None:
+        return []
+    banded = [r for r in candidates if not r.route and (r.age is not None or r.weight_kg is not None)
+              and not _organ(r) and r.kind in DOSE_KINDS and (not (asked or p.condition) or r in asked)]
+    if any(route_matches(p.route, r.route) and (r.age is not None or r.weight_kg is not None)
+           for r in candidates if r.kind in DOSE_KINDS):
+        return []
+    return banded
 
 
 # "Nếu bệnh nhân không thể dùng aspirin thì ...": a statement the book makes for a case of the patient it names

@@ -49,6 +49,10 @@ PHASE = r"^(?:(?:trong|o) )?giai doan\b"
 PROCEDURE_PHASE = (r"^(?:trong (?:luc|khi|qua trinh)|truoc|sau)(?: (?:khi|luc|cuoc|ca|dang|hoi tinh|sau|va))*"
                    r" (?:gay me|gay te|phau thuat|mo|thu thuat)\b")
 
+# A label that opens on what is treated (general clinical words: a disease, a purpose), not on a way of giving
+DISEASE_FIRST = (r"^(?:benh|viem|nhiem|dieu tri|du phong|phong ngua|loet|ung thu|hen|co giat|ia chay|tieu chay"
+                 r"|nhoi mau|roi loan|lau|giang mai|thieu mau|huyet khoi|tac)\b")
+
 RULES: tuple[LabelRule, ...] = (
     LabelRule("generic", "generic", r"^(?:cach dung|lieu dung|lieu luong|lieu luong va cach dung"
               r"|cach dung va lieu luong|lieu dung va cach dung|cach dung - lieu luong|lieu thuong dung)$",
@@ -94,6 +98,8 @@ RULES: tuple[LabelRule, ...] = (
     LabelRule("group_and_route", "group", None, when="group+route", sets="group, age/weight band and route"),
     LabelRule("group", "group", None, when="group",
               sets="group and its age/weight band (an indication when other words remain)"),
+    LabelRule("disease_route", "indication", DISEASE_FIRST, when="route+no_group",
+              sets="indication and route: a disease or a purpose that names its route (\"Bệnh X (tiêm tĩnh mạch)\")"),
     LabelRule("route", "route", None, when="route", sets="route"),
     LabelRule("condition", "note", r"^(?:neu|o|khi|hoac)\b|^(?:trong|tu|sau) (?:\w+ ){0,2}(?:ngay|tuan|gio|thang)\b"
               r"|^(?:vien|dang|che pham|hon dich)\b|^dung tai cho$",

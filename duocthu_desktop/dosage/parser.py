@@ -56,7 +56,8 @@ _CASE = re.compile(r"^(?:voi|trong|doi voi) truong hop\b")
 # a paragraph that opens on the group it is about ("Ở người lớn đang dùng hóa trị liệu ...", "Trẻ em ...")
 _OPENS_ON_GROUP = re.compile(r"^(?:o |cho |doi voi |voi )?(?:nhung )?(?:nguoi lon|tre|so sinh|benh nhi|phu nu"
                              r"|thieu nien|nhu nhi|nguoi cao tuoi|nguoi gia)\b")
-_GROUP_FIRST = re.compile(r"^(?:o |cho |doi voi )?(?:nguoi|tre|so sinh|benh nhi|phu nu|thieu nien|nhu nhi|\d)")
+# ("trên" folds to "tren": not "trẻ")
+_GROUP_FIRST = re.compile(r"^(?:o |cho |doi voi )?(?:(?:nguoi|tre|so sinh|benh nhi|phu nu|thieu nien|nhu nhi)\b|\d)")
 _FOR_GROUP = re.compile(r"\b(?:o|cho|doi voi) (?:nguoi|tre|so sinh|phu nu|benh nhi)")
 _REMARK = re.compile(r"^(?:ghi chu|chu y|luu y)$")
 # A note on how to prepare or give the drug ("Pha dung dịch tiêm truyền:", "Thời gian tiêm truyền:").
@@ -117,6 +118,13 @@ class Level:
     below: tuple[str, ...] = ()  # the headings it nests under: a heading's siblings nest under the same ones
     held: set[str] = field(default_factory=set)  # a group heading's block so far: "text" and/or "labels"
     ceiling: bool = False  # a maximum's heading ("Liều tối đa cho người lớn:"): its statements are ceilings
+    # a sentence introducing the lines below ("Để điều trị X ở trẻ em trên 1 tuổi, liều ... như sau:"): it holds for
+    # the paragraph after it and the band lines that follow that one; `lines`: paragraphs read under it
+    intro: bool = False
+    lines: int = 0
+    # an impaired organ's label opening a remark that ends in a full stop ("Bệnh nhân suy gan: Liều ... có thể cần
+    # phải giảm."): a label opening the next paragraph on a route ends it
+    remark: bool = False
 
 
 def read_fields(text: str, *, label: bool = False) -> Fields:
@@ -397,6 +405,7 @@ class SectionReader:
         standalone = merged is None and _standalone_heading(text, start, end) and not reading.DOSE.search(
             text[start:end])
         labels = reading.labels_at(text, start, end)[0]
+        self._intro_lines(labels)
         opening = "" if merged is not None or table_intro else labels[0].text if labels else (
             text[start:end].strip().rstrip(":") if standalone else None)
         self._group_block(opening, standalone)
@@ -427,9 +436,39 @@ class SectionReader:
             for lab in labels:  # "Nhiễm vi khuẩn ... đường tiết niệu: Người lớn:" is two headings
                 kind, f = classify(lab.text)
                 kind = _heading_kind(kind, lab.text, f)
+                if kind == "note" and len(labels) == 1 and _INTRO.search(fold(lab.text)) and self._intro(lab.text, f):
+                    continue  # a sentence of its own line introducing the lines below, not a heading of remarks
                 self._heading(kind, lab.text, f, inline=False)
             return
         self._sentences(chunk, reading.sentences(text, start, end), end)
+
+    def _intro(self, words: str, f: Fields) -> bool:
+        """"Để điều trị X ở trẻ em trên 1 tuổi, liều lượng được xác định theo thể trọng như sau:": a sentence that
+        introduces the lines below with what is treated and the group they are dosed for, where no indication
+        heading holds. It nests on top of the headings above it, not replacing them: they hold again where it
+        ends (`_intro_lines`). True when it does."""
+        what = own_indication(words)
+        if what is None or self._indication_heading():
+            return False
+        if _ANY_OF.match(fold(what)):
+            what = None  # "để điều trị các nhiễm khuẩn": what the drug is for in general, no indication of its own
+        self.stack.append(Level("indication", words, replace(f, routes=[], indication=what), piece=self.piece_no,
+                                soft=True, intro=True))
+        return True
+
+    def _intro_lines(self, opening: list[reading.Label]) -> None:
+        """A sentence that introduced the lines below holds for the first paragraph after it and for the lines
+        after that which open on a band label of their own ("Từ 10 đến 20 kg: ..."); the first other paragraph
+        ends it (the book has gone on to something else)."""
+        intros = [lv for lv in self.stack if lv.intro]
+        if not intros:
+            return
+        kind, f = classify(opening[0].text) if opening else ("", Fields())
+        if intros[0].lines and not (kind == "group" and _is_band(f) and not _is_organ(f)):
+            self.stack = [lv for lv in self.stack if not lv.intro]
+            return
+        for lv in intros:
+            lv.lines += 1
 
     def _sentences(self, chunk: Chunk, spans: list[tuple[int, int]], end: int) -> None:
         carry = replace(self.block_group) if self.block_group is not None else Fields()
@@ -576,6 +615,16 @@ class SectionReader:
                     # for its own paragraph's statements, not for a new topic's
                     self.stack = [lv for lv in self.stack if not (lv.dim == "group" and lv.inline and _is_organ(lv.fields)
                                                                   and lv.piece != self.piece_no)]
+                    # "Trên 45 kg, bệnh lậu ...: Điều trị như người lớn." then "Bệnh thương hàn ...: Trẻ em: ...": an
+                    # indication label opening a paragraph is the sibling of a case with its own band that a label
+                    # opened an earlier paragraph of remarks with; that case goes, with its band and the labels
+                    # nested under it (a case with no band may be the topic the new label is a part of: "Cơn tăng
+                    # huyết áp:" ... "Cấp cứu: ...")
+                    sibling = next((i for i, lv in enumerate(self.stack) if lv.dim == "indication" and lv.soft
+                                    and not lv.inline and lv.piece != self.piece_no and _is_band(lv.fields)), None)
+                    if sibling is not None:
+                        self.stack = self.stack[:sibling] + [lv for lv in self.stack[sibling + 1 :]
+                                                             if not (lv.soft or lv.inline) or lv.piece == self.piece_no]
                 only = (kind == "indication" and _CASE.match(fold(lab.text)) is not None) or (
                     kind == "route" and (self.lists_routes() or _WHEN_ROUTE.match(fold(lab.text)) is not None)) or (
                     not as_heading and kind == "indication" and not first) or (
@@ -590,8 +639,15 @@ class SectionReader:
                     self.push("qualifier", lab.text, Fields(), inline=False)
                     self.stack[-1].soft = True
                     continue
+                if first and kind == "route":
+                    # "Tiêm, truyền tĩnh mạch: ..." after "Bệnh nhân suy gan: Liều ... có thể cần phải giảm.": the
+                    # organ's remark is over; the doses by the route this paragraph opens on are not that organ's
+                    self.stack = [lv for lv in self.stack if not (lv.remark and lv.piece != self.piece_no)]
                 self._heading(kind, lab.text, f, inline=not as_heading, paragraph_only=only,
                               soft=as_heading and not heading_only)
+                if (as_heading and not heading_only and kind == "group" and _is_organ(f) and not f.has_group
+                        and not body.rstrip().endswith(":") and self.stack and self.stack[-1].label == lab.text):
+                    self.stack[-1].remark = True
                 if kind == "note" and _REGIMEN_OR_SEVERITY.match(fold(lab.text)):
                     # "Phác đồ tiêm liều cách xa nhau:", "Bệnh nhẹ:": a printed label the question may name,
                     # kept among the row's headings for its paragraph (it states no field)
@@ -616,6 +672,8 @@ class SectionReader:
             kind = _heading_kind(kind, words, f)
             if kind in ("group", "route") or (kind == "kind" and f.has_group):
                 self._heading(kind, intro.strip().rstrip(":"), f, inline=False)
+            elif kind in ("indication", "note"):
+                self._intro(intro.strip().rstrip(":"), f)
         if not doses and generic_label and routes_in(body, window=2):
             # "Cách dùng: Uống thuốc trước ăn 1 giờ.": the route the whole section is given by
             self._heading("route", body.strip(), Fields(routes=routes_in(body, window=2)), inline=False, soft=True)
@@ -727,6 +785,12 @@ class SectionReader:
             "dose" if reading.gives_dose(chunk.text) else "instruction")
         row = self._row(chunk, 0, len(chunk.text), f, chunk.text, None, kind)
         self.rows.append(row.model_copy(update={"quarantined": True}))
+
+
+# "các nhiễm khuẩn", "những bệnh nhiễm trùng", "mọi nhiễm khuẩn": a kind of disease as a whole (a plural or "any")
+_ANY_OF = re.compile(r"^(?:cac|nhung|moi)\b")
+# "... như sau", "... theo bảng sau", "... dưới đây": a sentence that introduces the lines after it
+_INTRO = re.compile(r"(?:nhu sau|bang sau|sau day|duoi day)$")
 
 
 def _treats_kidneys(level: Level) -> bool:

@@ -53,7 +53,9 @@ class Age:
 
 _CHILD_WORD = r"(?:be|tre|chau|con|em be|tre em|tre so sinh|so sinh)"
 _AGE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"so sinh\s*(?:thieu thang\s*)?(?:tren\s*|duoi\s*)?" + _NUM + r"\s*tuan"), "gestation"),
+    # "sơ sinh non 32 tuần", "sinh non 30 tuần", "sơ sinh thiếu tháng 30 tuần": weeks of gestation
+    (re.compile(r"(?:so sinh\s*(?:thieu thang\s*|non\s*)?|sinh non\s*)(?:tren\s*|duoi\s*)?" + _NUM + r"\s*tuan"
+                r"(?!\s*tuoi(?! thai))"), "gestation"),
     (re.compile(r"(?<![\d/,.])" + _NUM + r"\s*tuan tuoi thai"), "gestation"),
     (re.compile(r"(?<![\d/,.])" + _NUM + r"\s*tuoi"), "years"),
     (re.compile(r"(?<![\d/,.])" + _NUM + r"\s*thang tuoi"), "months"),
