@@ -128,7 +128,7 @@ def ci_cases(index: Path) -> list[dict]:
         name = _name(m)
         own = frozenset(_words(m.title + " " + (m.inn or "")))
         for n, item in enumerate(ci_items(text, own)):
-            key = " ".join(_words(item)[:3])
+            key = re.match(r"\w+(?:\W+\w+){0,2}", item).group(0).lower()  # its first words as printed
             for kind, said in variants(item):
                 cases.append({"id": f"ci-{m.drug_id}-{n}-{kind}", "category": kind,
                               "turns": [f"Bệnh nhân {said}, dùng {name} liều bao nhiêu?"],
@@ -149,7 +149,8 @@ def int_cases(index: Path) -> list[dict]:
             if y.drug_id == x.drug_id:
                 continue
             yname = _name(y)
-            base = fold(yname.split()[0])
+            # the name's first word (its salt word left out), or the whole name when it is words of the language
+            base = fold(yname.split()[0]) if len(yname.split()) <= 2 else fold(yname)
             cls = fold(y.drug_class or "").strip()
             how = None
             if len(base) >= 5 and re.search(r"(?<!\w)" + re.escape(base[: max(5, len(base) - 1)]), plain):
