@@ -322,3 +322,26 @@ def test_a_ranking_question_asked_in_words(assistant) -> None:
     p = _ask(assistant, question)
     assert p.message.startswith(NOT_RANKED)
     assert {"amlodipin", "captopril", "furosemid"} <= {c.drug_id for c in p.citations}
+
+
+@pytest.mark.parametrize(
+    ("class_line", "printed"),
+    [
+        ("Thuốc mê", "thuốc mê"),  # source-e/ketamin.md
+        ("An thần, giải lo âu, gây ngủ", "thuốc an thần"),  # source/diazepam.md
+        ("Kháng sinh nhóm aminoglycosid", "aminoglycosid"),  # source/gentamicin.md
+    ],
+)
+def test_a_formulary_drug_is_looked_for_under_the_class_its_own_class_line_prints(class_line: str,
+                                                                                    printed: str) -> None:
+    """Another monograph's Tương tác names the class ("thuốc mê như sucinylcholin", "thuốc an thần", "kháng sinh
+    nhóm aminoglycosid"); the partner's "Loại thuốc" line is where the book says it belongs to it."""
+    assert printed in drug_classes.drug_wordings(["Thuốc Y"], class_line)
+
+
+def test_a_class_line_word_alone_is_no_class() -> None:
+    """'Enzym' alone, or a class's words without 'thuốc' ("chống đông máu" is also an effect), name no partner."""
+    wordings = drug_classes.drug_wordings(["Thuốc Y"], "Enzym")
+    assert wordings == ["Thuốc Y"]
+    assert "chống đông máu" not in drug_classes.printed_class_wordings("Chống đông máu")
+    assert "thuốc chống đông máu" in drug_classes.printed_class_wordings("Chống đông máu")
