@@ -345,3 +345,28 @@ def test_a_class_line_word_alone_is_no_class() -> None:
     assert wordings == ["Thuốc Y"]
     assert "chống đông máu" not in drug_classes.printed_class_wordings("Chống đông máu")
     assert "thuốc chống đông máu" in drug_classes.printed_class_wordings("Chống đông máu")
+
+
+def test_a_drug_outside_the_formulary_typed_one_letter_off_is_found_as_the_book_spells_it() -> None:
+    """source-e/carbamazepin.md prints "clarithromycin", source-e/kanamycin.md "furosemid": the English "-e" typed
+    is one letter off. A short name, and a word two letters off, are not taken for it."""
+    carbamazepin = "kháng sinh macrolid (ví dụ erythromycin, clarithromycin), các kháng nấm nhóm azol"
+    kanamycin = "Tránh dùng kết hợp kanamycin với các thuốc lợi niệu như furosemid vì có thể làm tăng độc tính với thận."
+    assert drug_classes.book_spellings("clarithromycine", (carbamazepin,)) == ["clarithromycin"]
+    assert drug_classes.book_spellings("furosemide", (kanamycin,)) == ["furosemid"]
+    assert "furosemid" in drug_classes.unknown_drug_wordings("furosemide", (kanamycin,))
+    assert drug_classes.book_spellings("erythromycine", (carbamazepin,)) == ["erythromycin"]
+    assert drug_classes.book_spellings("azole", (carbamazepin,)) == []
+    assert drug_classes.book_spellings("clarithromycinee", (carbamazepin,)) == []
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("question", ["Ciprofloxacin dùng chung tizanidine được không?",
+                                      "ciprofloxacin dung chung tizanidine duoc khong"])
+def test_an_outside_drug_spelled_the_english_way_finds_the_books_passage(assistant, question: str) -> None:
+    """source/ciprofloxacin.md: "Uống ciprofloxacin đồng thời với theophylin, clozapin, ropinirol, tizanidin ..."."""
+    _needs_interaction(assistant, question)
+    p = _ask(assistant, question)
+    assert p.decision == "answerable"
+    assert "tizanidin có thể làm tăng nồng độ" in _claims(p)
+    assert "tuong_tac_thuoc" in {c.section_key for c in p.citations}

@@ -378,9 +378,30 @@ def printed_class_wordings(class_line: str | None) -> list[str]:
     return _unique(out)
 
 
-def unknown_drug_wordings(name: str) -> list[str]:
-    """A drug outside the formulary: its name, then the wordings of the classes it is a common member of."""
-    return _unique([name] + wordings(with_parents(classes_of_member(name))))
+def unknown_drug_wordings(name: str, texts: tuple[str, ...] = ()) -> list[str]:
+    """A drug outside the formulary: its name, the book's spellings of it in `texts` (the sections searched:
+    "clarithromycine" typed, "clarithromycin" printed), then the wordings of the classes it is a common member of."""
+    return _unique([name] + book_spellings(name, texts) + wordings(with_parents(classes_of_member(name))))
+
+
+MIN_SPELLED_LETTERS = 7  # a shorter name one letter from a word of the book is as likely another word
+
+
+def book_spellings(name: str, texts: tuple[str, ...]) -> list[str]:
+    """The words of `texts` that spell the one-word drug `name` one letter differently (an English "-e", a letter
+    left out or doubled, "ph" for "f"), compared folded, as the book prints them."""
+    typed = fold(name).strip()
+    if " " in typed or len(typed) < MIN_SPELLED_LETTERS:
+        return []
+    from duocthu_desktop.qa.understanding.catalog import one_spelling_apart
+
+    found: dict[str, None] = {}
+    for text in texts:
+        for word in re.findall(r"\w+", text):
+            plain = fold(word)
+            if len(plain) >= MIN_SPELLED_LETTERS - 1 and plain != typed and one_spelling_apart(typed, plain):
+                found.setdefault(word, None)
+    return list(found)
 
 
 def class_word_wordings(said: str, cls: DrugClass, book_members: list[str]) -> list[str]:
