@@ -198,3 +198,18 @@ def test_a_numbered_kind_of_the_indication_said_with_another_number_is_the_patie
                                      _METFORMIN_FOR))
     assert not bears_on(_METFORMIN, said("Bệnh nhân đái tháo đường typ 2, dùng metformin liều bao nhiêu?",
                                          ("metformin",), _METFORMIN_FOR))
+
+
+# sample-b's digoxin, Chống chỉ định (the book's sentence as the index holds it)
+_DIGOXIN = ("Blốc nhĩ thất độ 3, blốc nhĩ - thất độ 2; loạn nhịp trên thất do hội chứng Wolff - Parkinson - White "
+            "đặc biệt khi có kèm rung nhĩ vì có nguy cơ gây rung thất hoặc nhịp nhanh thất.")
+
+
+def test_a_syndrome_said_by_its_abbreviation_or_hyphenated_bears_on_the_item() -> None:
+    """'WPW' is the 'Wolff - Parkinson - White' syndrome the book prints; typed with unspaced hyphens its words are
+    still said together; 'loét dạ dày - tá tràng' printed is read item by item."""
+    assert bears_on(_DIGOXIN, said("Bệnh nhân có hội chứng WPW trên điện tim, cho digoxin liều bao nhiêu?", ("digoxin",)))
+    assert bears_on(_DIGOXIN, said("Bệnh nhân hội chứng Wolff-Parkinson-White dùng digoxin?", ("digoxin",)))
+    assert not bears_on(_DIGOXIN, said("Bệnh nhân không có hội chứng WPW, dùng digoxin?", ("digoxin",)))
+    assert bears_on("Biểu hiện cháy máu bệnh lý hoạt động (ví dụ loét dạ dày - tá tràng, chảy máu nội sọ).",
+                    said("Bệnh nhân loét tá tràng dùng thuốc A?"))

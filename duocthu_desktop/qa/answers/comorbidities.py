@@ -74,6 +74,7 @@ class Said:
         text = fold(question) if folded else question.lower()
         # drugs and routes are not conditions ("truyền tĩnh mạch" is how, "tĩnh mạch" no disease), but a disease
         # of a route's site is ("huyết khối tĩnh mạch sâu")
+        text = _WORD_HYPHEN.sub(" ", text)  # "Wolff-Parkinson-White", "blốc nhĩ-thất": one condition's words
         text, kept = _disease_sites(text)
         for name in [*drop, *sorted((phrase for phrase, _ in ROUTE_PHRASES), key=len, reverse=True),
                      *ASKING_PHRASES]:
@@ -161,6 +162,7 @@ def _general_kinds(text: str, folded: bool) -> str:
     return extra
 
 
+_WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])[-–](?=[^\W\d_])")
 _CLAUSE_EDGE = re.compile(r"[.,;:()\[\]\n?!]")
 MAX_OTHER_NAMES = 24  # clauses added for other names of the conditions said: a pasted document gains no more
 

@@ -625,6 +625,7 @@ PATIENT_CONDITION_NAMES: tuple[tuple[str, ...], ...] = (
     ("suy gan", "suy chức năng gan"),
     ("suy thận", "suy chức năng thận"),
     ("porphyrin", "porphyria"),
+    ("wolff parkinson white", "wpw"),
 )
 # Words the book may print between the words of a condition without changing it: "nhiễm khuẩn ĐƯỜNG tiết niệu",
 # "giảm CÁC CƠN đau", "nhiễm khuẩn VỀ ĐƯỜNG tiết niệu". Any other word changes it ("viêm MÀNG não" is not "viêm não"),
