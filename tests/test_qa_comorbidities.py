@@ -213,3 +213,10 @@ def test_a_syndrome_said_by_its_abbreviation_or_hyphenated_bears_on_the_item() -
     assert not bears_on(_DIGOXIN, said("Bệnh nhân không có hội chứng WPW, dùng digoxin?", ("digoxin",)))
     assert bears_on("Biểu hiện cháy máu bệnh lý hoạt động (ví dụ loét dạ dày - tá tràng, chảy máu nội sọ).",
                     said("Bệnh nhân loét tá tràng dùng thuốc A?"))
+
+
+def test_asthma_said_the_lay_way_bears_on_bronchial_asthma() -> None:
+    """source-e/timolol.md prints "Hen phế quản hoặc có tiền sử hen phế quản."; "suyễn" is what people say."""
+    sentence = "Hen phế quản hoặc có tiền sử hen phế quản."
+    assert bears_on(sentence, said("Ông 68 tuổi có tiền sử suyễn, nhỏ mắt timolol mấy giọt một ngày?", ("timolol",)))
+    assert not bears_on(sentence, said("Ông 68 tuổi không bị suyễn, nhỏ mắt timolol mấy giọt?", ("timolol",)))

@@ -40,6 +40,7 @@ _NORMAL = frozenset({("bình", "thường"), ("binh", "thuong")})
 _UP = frozenset({"tăng", "cao", "tang"})
 _DOWN = frozenset({"thấp", "hạ", "giảm", "thap", "ha", "giam"})
 _SINGLE_MIN_LETTERS = 6
+_GIVEN_WORDS = frozenset({"dùng", "dụng", "uống", "tiêm", "dung", "uong", "tiem"})  # "dùng X", "sử dụng X"
 _HEAD_MIN_LETTERS = 3  # a shorter item word alone ("da", "u") is too many things to be one condition
 MAX_TOKENS = 400  # a question's conditions are in its first few hundred words; a pasted document is not read whole
 # General words as typed: with diacritics they are the book's words ("đã" is general, "da" the skin, "tại" general,
@@ -126,9 +127,12 @@ class Said:
         return Said(words, self.negated, self.clauses, self.folded, self.drugs)
 
     def core(self, item: str) -> list[str]:
-        """The item's content words: neither general words nor the drug's own name."""
+        """The item's content words: no general words, nor the drug's own name where the item says it is given
+        ("không được dùng aspirin"); "dị ứng với clopidogrel" keeps it, that allergy being to this drug only."""
         general = _general(self.folded)
-        return [w for w in _WORD.findall(item) if w not in general and w not in self.drugs]
+        raw = _WORD.findall(item)
+        return [w for i, w in enumerate(raw) if w not in general
+                and not (w in self.drugs and i > 0 and raw[i - 1] in _GIVEN_WORDS)]
 
     def any(self) -> bool:
         return any(w not in _general(self.folded) and not w.isdigit() for w in self.words)

@@ -619,6 +619,7 @@ CONDITION_KINDS: tuple[tuple[tuple[str, ...], str], ...] = (
 # said in one is matched against warning items printed in any. CONDITION_SYNONYMS are read the same way.
 PATIENT_CONDITION_NAMES: tuple[tuple[str, ...], ...] = (
     ("dạ dày", "bao tử"),
+    ("hen phế quản", "hen suyễn", "suyễn"),
     ("glôcôm", "glaucom", "glaucoma", "tăng nhãn áp", "cườm nước"),
     ("xuất huyết", "chảy máu"),
     ("blốc", "block", "bloc"),
