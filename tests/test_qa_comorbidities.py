@@ -142,3 +142,81 @@ def test_a_condition_said_with_one_word_of_the_books_left_out_is_the_same():
     said = Said.of("Bệnh nhân nhịp chậm xoang có cơn nhịp nhanh, tiêm liều nạp bao nhiêu?", [])
     assert bears_on("Nhịp tim chậm xoang.", said)
     assert not bears_on("Blốc nhĩ thất độ 2 và 3.", Said.of("bệnh nhân blốc thất", []))
+
+
+# the book's sentences (source/abacavir.md, acid-acetylsalicylic.md, metformin.md; source-e/ketamin.md)
+_ABACAVIR = "Suy gan vừa và nặng."
+_ASPIRIN = ("Những người không được dùng aspirin còn gồm người có bệnh ưa chảy máu, giảm tiểu cầu, loét dạ dày hoặc "
+            "tá tràng đang hoạt động, suy tim vừa và nặng, suy gan, suy thận.")
+_KETAMIN = ("Không dùng thuốc ở những người bị tăng huyết áp, bệnh tim nặng vì sẽ gây hậu quả nghiêm trọng, người "
+            "chấn thương sọ não kể cả những người có tiền sử tai biến mạch máu não.")
+_METFORMIN = "Đái tháo đường typ 1, đái tháo đường có nhiễm toan ceton, tiền hôn mê đái tháo đường."
+_METFORMIN_FOR = "Điều trị bệnh đái tháo đường typ 2: Dùng metformin, đơn trị liệu kết hợp với chế độ ăn và luyện tập."
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence"),
+    [
+        ("Bệnh nhân loét bao tử, dùng aspirin liều bao nhiêu?", _ASPIRIN),  # "bao tử" is "dạ dày"
+        ("Bệnh nhân suy chức năng gan, dùng abacavir liều bao nhiêu?", _ABACAVIR),
+        ("benh nhan suy chuc nang gan dung abacavir lieu bao nhieu", _ABACAVIR),
+        ("Người bệnh tăng nhãn áp dùng thuốc A được không?", "Tăng áp lực nội sọ, glôcôm."),
+        ("Bệnh nhân dễ chảy máu, dùng thuốc A liều bao nhiêu?", "Tình trạng dễ xuất huyết (như chảy máu ở đường tiêu "
+                                                                "hóa)."),
+    ],
+)
+def test_a_condition_said_by_another_name_bears_on_the_item_the_book_prints(question: str, sentence: str) -> None:
+    assert bears_on(sentence, said(question, ("aspirin", "abacavir")))
+
+
+def test_a_condition_said_by_another_name_but_negated_is_not_the_patients() -> None:
+    assert not bears_on(_ABACAVIR, said("Bệnh nhân không suy chức năng gan, dùng abacavir?", ("abacavir",)))
+
+
+@pytest.mark.parametrize("question", ["Bệnh nhân có bệnh tim, gây mê bằng ketamin liều bao nhiêu?",
+                                      "Bệnh nhân suy tim, gây mê bằng ketamin liều bao nhiêu?",
+                                      "Bệnh nhân hen phế quản dùng aspirin được không?"])
+def test_a_short_item_word_is_the_head_of_the_condition_said(question: str) -> None:
+    """'bệnh tim nặng' has one content word, 'tim': said as the head of the patient's condition ('có bệnh tim'),
+    or by a named kind of heart disease ('suy tim'), it is the item; 'bệnh hen' likewise for 'hen phế quản', the
+    drug's own name in the item being no word of the condition."""
+    sentence = _KETAMIN if "ketamin" in question else ("Người có tiền sử bệnh hen không được dùng aspirin, do nguy "
+                                                      "cơ gây hen thông qua tương tác với cân bằng prostaglandin.")
+    assert bears_on(sentence, said(question, ("ketamin", "aspirin")))
+
+
+def test_a_short_item_word_inside_another_condition_is_not_that_item() -> None:
+    assert not bears_on(_KETAMIN, said("Bệnh nhân nhịp tim nhanh, gây mê bằng ketamin liều bao nhiêu?", ("ketamin",)))
+
+
+def test_a_numbered_kind_of_the_indication_said_with_another_number_is_the_patients() -> None:
+    """The Chỉ định prints 'đái tháo đường typ 2': a patient with 'đái tháo đường typ 1' has the contraindication;
+    one with typ 2 has the indication."""
+    assert bears_on(_METFORMIN, said("Bệnh nhân đái tháo đường typ 1, dùng metformin liều bao nhiêu?", ("metformin",),
+                                     _METFORMIN_FOR))
+    assert bears_on(_METFORMIN, said("Bệnh nhân tiểu đường typ 1, dùng metformin liều bao nhiêu?", ("metformin",),
+                                     _METFORMIN_FOR))
+    assert not bears_on(_METFORMIN, said("Bệnh nhân đái tháo đường typ 2, dùng metformin liều bao nhiêu?",
+                                         ("metformin",), _METFORMIN_FOR))
+
+
+# sample-b's digoxin, Chống chỉ định (the book's sentence as the index holds it)
+_DIGOXIN = ("Blốc nhĩ thất độ 3, blốc nhĩ - thất độ 2; loạn nhịp trên thất do hội chứng Wolff - Parkinson - White "
+            "đặc biệt khi có kèm rung nhĩ vì có nguy cơ gây rung thất hoặc nhịp nhanh thất.")
+
+
+def test_a_syndrome_said_by_its_abbreviation_or_hyphenated_bears_on_the_item() -> None:
+    """'WPW' is the 'Wolff - Parkinson - White' syndrome the book prints; typed with unspaced hyphens its words are
+    still said together; 'loét dạ dày - tá tràng' printed is read item by item."""
+    assert bears_on(_DIGOXIN, said("Bệnh nhân có hội chứng WPW trên điện tim, cho digoxin liều bao nhiêu?", ("digoxin",)))
+    assert bears_on(_DIGOXIN, said("Bệnh nhân hội chứng Wolff-Parkinson-White dùng digoxin?", ("digoxin",)))
+    assert not bears_on(_DIGOXIN, said("Bệnh nhân không có hội chứng WPW, dùng digoxin?", ("digoxin",)))
+    assert bears_on("Biểu hiện cháy máu bệnh lý hoạt động (ví dụ loét dạ dày - tá tràng, chảy máu nội sọ).",
+                    said("Bệnh nhân loét tá tràng dùng thuốc A?"))
+
+
+def test_asthma_said_the_lay_way_bears_on_bronchial_asthma() -> None:
+    """source-e/timolol.md prints "Hen phế quản hoặc có tiền sử hen phế quản."; "suyễn" is what people say."""
+    sentence = "Hen phế quản hoặc có tiền sử hen phế quản."
+    assert bears_on(sentence, said("Ông 68 tuổi có tiền sử suyễn, nhỏ mắt timolol mấy giọt một ngày?", ("timolol",)))
+    assert not bears_on(sentence, said("Ông 68 tuổi không bị suyễn, nhỏ mắt timolol mấy giọt?", ("timolol",)))

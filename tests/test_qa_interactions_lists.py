@@ -322,3 +322,51 @@ def test_a_ranking_question_asked_in_words(assistant) -> None:
     p = _ask(assistant, question)
     assert p.message.startswith(NOT_RANKED)
     assert {"amlodipin", "captopril", "furosemid"} <= {c.drug_id for c in p.citations}
+
+
+@pytest.mark.parametrize(
+    ("class_line", "printed"),
+    [
+        ("Thuốc mê", "thuốc mê"),  # source-e/ketamin.md
+        ("An thần, giải lo âu, gây ngủ", "thuốc an thần"),  # source/diazepam.md
+        ("Kháng sinh nhóm aminoglycosid", "aminoglycosid"),  # source/gentamicin.md
+    ],
+)
+def test_a_formulary_drug_is_looked_for_under_the_class_its_own_class_line_prints(class_line: str,
+                                                                                    printed: str) -> None:
+    """Another monograph's Tương tác names the class ("thuốc mê như sucinylcholin", "thuốc an thần", "kháng sinh
+    nhóm aminoglycosid"); the partner's "Loại thuốc" line is where the book says it belongs to it."""
+    assert printed in drug_classes.drug_wordings(["Thuốc Y"], class_line)
+
+
+def test_a_class_line_word_alone_is_no_class() -> None:
+    """'Enzym' alone, or a class's words without 'thuốc' ("chống đông máu" is also an effect), name no partner."""
+    wordings = drug_classes.drug_wordings(["Thuốc Y"], "Enzym")
+    assert wordings == ["Thuốc Y"]
+    assert "chống đông máu" not in drug_classes.printed_class_wordings("Chống đông máu")
+    assert "thuốc chống đông máu" in drug_classes.printed_class_wordings("Chống đông máu")
+
+
+def test_a_drug_outside_the_formulary_typed_one_letter_off_is_found_as_the_book_spells_it() -> None:
+    """source-e/carbamazepin.md prints "clarithromycin", source-e/kanamycin.md "furosemid": the English "-e" typed
+    is one letter off. A short name, and a word two letters off, are not taken for it."""
+    carbamazepin = "kháng sinh macrolid (ví dụ erythromycin, clarithromycin), các kháng nấm nhóm azol"
+    kanamycin = "Tránh dùng kết hợp kanamycin với các thuốc lợi niệu như furosemid vì có thể làm tăng độc tính với thận."
+    assert drug_classes.book_spellings("clarithromycine", (carbamazepin,)) == ["clarithromycin"]
+    assert drug_classes.book_spellings("furosemide", (kanamycin,)) == ["furosemid"]
+    assert "furosemid" in drug_classes.unknown_drug_wordings("furosemide", (kanamycin,))
+    assert drug_classes.book_spellings("erythromycine", (carbamazepin,)) == ["erythromycin"]
+    assert drug_classes.book_spellings("azole", (carbamazepin,)) == []
+    assert drug_classes.book_spellings("clarithromycinee", (carbamazepin,)) == []
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("question", ["Ciprofloxacin dùng chung tizanidine được không?",
+                                      "ciprofloxacin dung chung tizanidine duoc khong"])
+def test_an_outside_drug_spelled_the_english_way_finds_the_books_passage(assistant, question: str) -> None:
+    """source/ciprofloxacin.md: "Uống ciprofloxacin đồng thời với theophylin, clozapin, ropinirol, tizanidin ..."."""
+    _needs_interaction(assistant, question)
+    p = _ask(assistant, question)
+    assert p.decision == "answerable"
+    assert "tizanidin có thể làm tăng nồng độ" in _claims(p)
+    assert "tuong_tac_thuoc" in {c.section_key for c in p.citations}

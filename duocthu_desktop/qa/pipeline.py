@@ -515,8 +515,9 @@ class Assistant:
             if chunks:
                 sections[drug_id] = SectionResult(drug_id=drug_id, section_key=INTERACTION, chunks=chunks)
                 _remember(evidence, chunks)
+        searched = tuple(c.text for section in sections.values() for c in section.chunks)
         for other in frame.unknown_drugs:
-            names[other] = drug_classes.unknown_drug_wordings(other)
+            names[other] = drug_classes.unknown_drug_wordings(other, searched)
         # A class the person typed, unless it only describes one of two drugs named ("warfarin (thuốc chống đông)
         # và aspirin"); with one drug named it is the partner, even a class of that drug ("aspirin và NSAID").
         covered = {c.key for vals in names.values() for c in drug_classes.classes_in(" ; ".join(vals))}

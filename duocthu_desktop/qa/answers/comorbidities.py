@@ -16,7 +16,13 @@ import re
 from dataclasses import dataclass
 
 from duocthu_desktop.qa.understanding.extractors import disease_site_spans
-from duocthu_desktop.qa.understanding.lexicon import CONDITION_KINDS, GENERAL_WORDS, ROUTE_PHRASES
+from duocthu_desktop.qa.understanding.lexicon import (
+    CONDITION_KINDS,
+    CONDITION_SYNONYMS,
+    GENERAL_WORDS,
+    PATIENT_CONDITION_NAMES,
+    ROUTE_PHRASES,
+)
 from duocthu_desktop.text import fold
 
 _WORD = re.compile(r"\w+")
@@ -34,6 +40,8 @@ _NORMAL = frozenset({("bình", "thường"), ("binh", "thuong")})
 _UP = frozenset({"tăng", "cao", "tang"})
 _DOWN = frozenset({"thấp", "hạ", "giảm", "thap", "ha", "giam"})
 _SINGLE_MIN_LETTERS = 6
+_GIVEN_WORDS = frozenset({"dùng", "dụng", "uống", "tiêm", "dung", "uong", "tiem"})  # "dùng X", "sử dụng X"
+_HEAD_MIN_LETTERS = 3  # a shorter item word alone ("da", "u") is too many things to be one condition
 MAX_TOKENS = 400  # a question's conditions are in its first few hundred words; a pasted document is not read whole
 # General words as typed: with diacritics they are the book's words ("đã" is general, "da" the skin, "tại" general,
 # "tai" the ear); folded, only their folded forms can be told
@@ -56,6 +64,9 @@ class Said:
     negated: tuple[bool, ...]
     clauses: tuple[int, ...]
     folded: bool  # the person typed no diacritics: compare folded
+    # the words of the drugs asked about: in the book's item ("người có tiền sử bệnh hen không được dùng aspirin")
+    # the drug's own name is not a word of the condition
+    drugs: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, question: str, drop: list[str]) -> Said:
@@ -64,6 +75,7 @@ class Said:
         text = fold(question) if folded else question.lower()
         # drugs and routes are not conditions ("truyền tĩnh mạch" is how, "tĩnh mạch" no disease), but a disease
         # of a route's site is ("huyết khối tĩnh mạch sâu")
+        text = _WORD_HYPHEN.sub(" ", text)  # "Wolff-Parkinson-White", "blốc nhĩ-thất": one condition's words
         text, kept = _disease_sites(text)
         for name in [*drop, *sorted((phrase for phrase, _ in ROUTE_PHRASES), key=len, reverse=True),
                      *ASKING_PHRASES]:
@@ -73,6 +85,7 @@ class Said:
         for placeholder, phrase in kept.items():
             text = text.replace(placeholder, phrase)
         text += _general_kinds(text, folded)
+        text += _other_names(text, folded)
         words: list[str] = []
         negated: list[bool] = []
         clauses: list[int] = []
@@ -87,7 +100,9 @@ class Said:
             negated.append(neg)
             clauses.append(clause)
         _negate_before_normal(words, negated, clauses)
-        return cls(tuple(words), tuple(negated), tuple(clauses), folded)
+        drugs = frozenset(w for name in drop for w in _WORD.findall(fold(name) if folded else name.lower())
+                          if len(w) >= _SINGLE_MIN_LETTERS)
+        return cls(tuple(words), tuple(negated), tuple(clauses), folded, drugs)
 
     def without(self, text: str) -> Said:
         """The question without the conditions `text` (the drug's own indications) names: what a drug is given
@@ -104,18 +119,34 @@ class Said:
             while (end < len(content) and self.clauses[content[end]] == self.clauses[content[k]]
                    and " " + " ".join(self.words[i] for i in content[k : end + 1]) + " " in printed):
                 end += 1
-            if end - k >= 2:
+            if end - k >= 2 and not _numbered_on(self, content, k, end):
                 drop.update(content[k:end])
         if not drop:
             return self
         words = tuple("." if i in drop else w for i, w in enumerate(self.words))
-        return Said(words, self.negated, self.clauses, self.folded)
+        return Said(words, self.negated, self.clauses, self.folded, self.drugs)
+
+    def core(self, item: str) -> list[str]:
+        """The item's content words: no general words, nor the drug's own name where the item says it is given
+        ("không được dùng aspirin"); "dị ứng với clopidogrel" keeps it, that allergy being to this drug only."""
+        general = _general(self.folded)
+        raw = _WORD.findall(item)
+        return [w for i, w in enumerate(raw) if w not in general
+                and not (w in self.drugs and i > 0 and raw[i - 1] in _GIVEN_WORDS)]
 
     def any(self) -> bool:
         return any(w not in _general(self.folded) and not w.isdigit() for w in self.words)
 
     def content(self) -> list[int]:
         return [i for i, w in enumerate(self.words) if w not in _general(self.folded)]
+
+
+def _numbered_on(said: Said, content: list[int], k: int, end: int) -> bool:
+    """The run the indication prints goes on, in its clause, with a number it does not print: "đái tháo đường typ
+    1" said where the Chỉ định prints "đái tháo đường typ 2" is another condition than the one the drug is for."""
+    if end >= len(content) or said.clauses[content[end]] != said.clauses[content[k]]:
+        return False
+    return said.words[content[end]].isdigit()
 
 
 def _general_kinds(text: str, folded: bool) -> str:
@@ -133,6 +164,36 @@ def _general_kinds(text: str, folded: bool) -> str:
                 extra += " . " + (fold(general) if folded else general) + " . "
                 break
     return extra
+
+
+_WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])[-–](?=[^\W\d_])")
+_CLAUSE_EDGE = re.compile(r"[.,;:()\[\]\n?!]")
+MAX_OTHER_NAMES = 24  # clauses added for other names of the conditions said: a pasted document gains no more
+
+
+def _other_names(text: str, folded: bool) -> str:
+    """Each clause that says a condition by one of its names, said again with each other name the book may print
+    for it ("loét bao tử" -> " . loét dạ dày . ", "suy chức năng gan" -> " . suy gan . "), unless said negated."""
+    extra: list[str] = []
+    for group in (*PATIENT_CONDITION_NAMES, *CONDITION_SYNONYMS):
+        names = [fold(n) if folded else n.lower() for n in group]
+        for name in sorted(names, key=len, reverse=True):
+            m = re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text)
+            if m is None:
+                continue
+            before = text[max(0, m.start() - 40) : m.start()]
+            if any(n.end() == len(before) for n in _NEGATED_SPAN.finditer(before)):
+                break
+            start = max((e.end() for e in _CLAUSE_EDGE.finditer(text, 0, m.start())), default=0)
+            edge = _CLAUSE_EDGE.search(text, m.end())
+            end = edge.start() if edge else len(text)
+            for other in dict.fromkeys(names):
+                if other != name and other not in name:
+                    extra.append(" . " + text[start : m.start()] + other + text[m.end() : end] + " . ")
+            break
+        if len(extra) >= MAX_OTHER_NAMES:
+            break
+    return "".join(extra[:MAX_OTHER_NAMES])
 
 
 def _disease_sites(text: str) -> tuple[str, dict[str, str]]:
@@ -220,7 +281,7 @@ def _said_runs(core: list[str], said: Said, content: list[int], negation_ends: b
 
 def _item_said_whole(item: str, said: Said) -> bool:
     """Every content word of the item, in its order, said together ("sốc nhiễm khuẩn", not "nhiễm khuẩn")."""
-    core = [w for w in _WORD.findall(item) if w not in _general(said.folded)]
+    core = said.core(item)
     if not core:
         return False
     words = [said.words[i] for i in said.content() if not said.negated[i]]
@@ -231,14 +292,18 @@ def _item_matches(item: str, said: Said) -> bool:
     # "có thể gây suy thận": what the drug may cause, not a condition the patient has
     item = _CAUSED.sub(" ", item)
     raw = _WORD.findall(item)
-    core = [w for w in raw if w not in _general(said.folded)]
+    core = said.core(item)
     if not core:
         return False
     content = said.content()
     if len(core) == 1:
         word = core[0]
-        return len(word) >= _SINGLE_MIN_LETTERS and not word.isdigit() and any(
-            said.words[i] == word and not said.negated[i] for i in content)
+        if word.isdigit():
+            return False
+        if len(word) >= _SINGLE_MIN_LETTERS:
+            return any(said.words[i] == word and not said.negated[i] for i in content)
+        return len(word) >= _HEAD_MIN_LETTERS and any(
+            said.words[i] == word and not said.negated[i] and _heads_its_phrase(said, i) for i in content)
     for start, k, at, length in _said_runs(core, said, content):
         run = core[start : start + length]
         if len(run) < 2 or (len(run) * 2 <= len(core) and len(run) < 3) or all(w.isdigit() for w in run):
@@ -247,6 +312,15 @@ def _item_matches(item: str, said: Said) -> bool:
             continue
         return True
     return _run_skipping_one(core, said, content)
+
+
+def _heads_its_phrase(said: Said, i: int) -> bool:
+    """The word said at `i` opens the patient's condition: the word before it in its clause, if any, is a general
+    one ("bệnh nhân HEN phế quản", "có bệnh TIM"), so a short item word ("Hen.", "bệnh tim nặng") is its head
+    noun, not a word inside another condition ("nhịp TIM nhanh", "suy TIM" is said by its own kind)."""
+    if i == 0 or said.clauses[i - 1] != said.clauses[i]:
+        return True
+    return said.words[i - 1] in _general(said.folded)
 
 
 def _run_skipping_one(core: list[str], said: Said, content: list[int]) -> bool:

@@ -341,16 +341,67 @@ def wordings(classes: list[DrugClass]) -> list[str]:
 
 def drug_wordings(book_names: list[str], class_line: str | None) -> list[str]:
     """A formulary drug: the book's names for it, then the wordings of its classes, read from its own "Loại thuốc"
-    line and, where that names no known class, from its names' place among the lexicon's members."""
+    line and, where that names no known class, from its names' place among the lexicon's members; then the class
+    line's own words as another monograph would print them ("Thuốc mê" -> "thuốc mê")."""
     classes = classes_in(class_line or "")
     for name in book_names:
         classes += [c for c in classes_of_member(name) if c not in classes]
-    return _unique(book_names + wordings(with_parents(classes)))
+    return _unique(book_names + wordings(with_parents(classes)) + printed_class_wordings(class_line))
 
 
-def unknown_drug_wordings(name: str) -> list[str]:
-    """A drug outside the formulary: its name, then the wordings of the classes it is a common member of."""
-    return _unique([name] + wordings(with_parents(classes_of_member(name))))
+_CLASS_LINE_PIECES = re.compile(r"[;,()]|\s[-–]\s")
+_GROUP_WORDS = ("nhóm", "dẫn chất", "loại")
+_MIN_NAMED_LETTERS = 6
+
+
+def printed_class_wordings(class_line: str | None) -> list[str]:
+    """The classes a monograph's "Loại thuốc" line prints, as another monograph's Tương tác names a class: "thuốc"
+    and the class ("Chống co giật" -> "thuốc chống co giật", "An thần" -> "thuốc an thần"), and a piece naming its
+    group by a chemical name, as printed and by that name ("kháng sinh nhóm aminoglycosid", "aminoglycosid"). The
+    class's words without "thuốc" are also an effect ("tác dụng chống đông máu") and are not looked for alone. A piece of one word ("Enzym") is too general to be a class, and so is "thuốc"
+    alone."""
+    out: list[str] = []
+    for piece in _CLASS_LINE_PIECES.split(_norm(class_line or "")):
+        words = re.findall(r"[\w-]+", piece)
+        if not words:
+            continue
+        phrase = " ".join(words)
+        if words[0] == "thuốc":
+            if len(words) >= 2:
+                out.append(phrase)
+        elif len(words) >= 2:
+            out.append("thuốc " + phrase)
+        for group in _GROUP_WORDS:
+            m = re.search(r"(?<!\w)" + group + r"\s+([\w-]+)", phrase)
+            if m and len(m.group(1)) >= _MIN_NAMED_LETTERS and not m.group(1).isdigit():
+                out += [phrase, m.group(1)]
+    return _unique(out)
+
+
+def unknown_drug_wordings(name: str, texts: tuple[str, ...] = ()) -> list[str]:
+    """A drug outside the formulary: its name, the book's spellings of it in `texts` (the sections searched:
+    "clarithromycine" typed, "clarithromycin" printed), then the wordings of the classes it is a common member of."""
+    return _unique([name] + book_spellings(name, texts) + wordings(with_parents(classes_of_member(name))))
+
+
+MIN_SPELLED_LETTERS = 7  # a shorter name one letter from a word of the book is as likely another word
+
+
+def book_spellings(name: str, texts: tuple[str, ...]) -> list[str]:
+    """The words of `texts` that spell the one-word drug `name` one letter differently (an English "-e", a letter
+    left out or doubled, "ph" for "f"), compared folded, as the book prints them."""
+    typed = fold(name).strip()
+    if " " in typed or len(typed) < MIN_SPELLED_LETTERS:
+        return []
+    from duocthu_desktop.qa.understanding.catalog import one_spelling_apart
+
+    found: dict[str, None] = {}
+    for text in texts:
+        for word in re.findall(r"\w+", text):
+            plain = fold(word)
+            if len(plain) >= MIN_SPELLED_LETTERS - 1 and plain != typed and one_spelling_apart(typed, plain):
+                found.setdefault(word, None)
+    return list(found)
 
 
 def class_word_wordings(said: str, cls: DrugClass, book_members: list[str]) -> list[str]:

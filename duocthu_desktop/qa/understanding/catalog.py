@@ -613,6 +613,11 @@ def _one_spelling_apart(word: str, name: str) -> bool:
     return False
 
 
+def one_spelling_apart(word: str, name: str) -> bool:
+    """`word` and `name` (folded) are one spelling of one drug: one edit apart, or once "ph" and "f" are one."""
+    return _one_spelling_apart(word, name)
+
+
 def _within_one_edit(a: str, b: str) -> bool:
     """One substitution, insertion, deletion, or two neighbouring letters swapped ("codien" for "codein")."""
     if a == b:

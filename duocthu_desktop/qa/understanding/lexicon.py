@@ -608,6 +608,25 @@ CONDITION_SYNONYMS: tuple[tuple[str, ...], ...] = (
 CONDITION_KINDS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("huyết khối tĩnh mạch sâu", "huyết khối tĩnh mạch", "thuyên tắc phổi", "tắc mạch phổi", "nghẽn mạch phổi",
       "thuyên tắc huyết khối", "huyết khối động mạch"), "huyết khối tắc mạch"),
+    (("suy tim", "nhồi máu cơ tim", "bệnh mạch vành", "bệnh động mạch vành", "thiếu máu cơ tim", "đau thắt ngực",
+      "bệnh van tim", "loạn nhịp tim", "rối loạn nhịp tim", "bệnh cơ tim"), "bệnh tim"),
+    (("hen phế quản", "hen suyễn", "suyễn"), "hen"),
+    (("co giật", "cơn co giật"), "động kinh"),
+    (("loét dạ dày", "loét tá tràng", "loét dạ dày tá tràng", "viêm loét dạ dày"), "loét dạ dày - tá tràng"),
+)
+# The patient's words for a condition and the other names the book prints for the same condition (or the same
+# word of one: "bao tử" is "dạ dày" in "loét bao tử"), read both ways on the patient's side only: a condition
+# said in one is matched against warning items printed in any. CONDITION_SYNONYMS are read the same way.
+PATIENT_CONDITION_NAMES: tuple[tuple[str, ...], ...] = (
+    ("dạ dày", "bao tử"),
+    ("hen phế quản", "hen suyễn", "suyễn"),
+    ("glôcôm", "glaucom", "glaucoma", "tăng nhãn áp", "cườm nước"),
+    ("xuất huyết", "chảy máu"),
+    ("blốc", "block", "bloc"),
+    ("suy gan", "suy chức năng gan"),
+    ("suy thận", "suy chức năng thận"),
+    ("porphyrin", "porphyria"),
+    ("wolff parkinson white", "wpw"),
 )
 # Words the book may print between the words of a condition without changing it: "nhiễm khuẩn ĐƯỜNG tiết niệu",
 # "giảm CÁC CƠN đau", "nhiễm khuẩn VỀ ĐƯỜNG tiết niệu". Any other word changes it ("viêm MÀNG não" is not "viêm não"),

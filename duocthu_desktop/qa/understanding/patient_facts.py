@@ -44,12 +44,12 @@ _GESTATION = re.compile(
 )
 
 RENAL_PHRASES: tuple[str, ...] = (
-    "suy thận", "bệnh thận", "suy giảm chức năng thận", "giảm chức năng thận", "rối loạn chức năng thận",
+    "suy thận", "bệnh thận", "suy giảm chức năng thận", "suy chức năng thận", "giảm chức năng thận", "rối loạn chức năng thận",
     "chức năng thận kém", "chức năng thận suy giảm", "chức năng thận giảm", "thận yếu", "yếu thận",
     "lọc máu", "chạy thận", "thẩm phân", "thận nhân tạo", "bệnh thận mạn", "suy thận mạn", "vô niệu", "thiểu niệu",
 )
 HEPATIC_PHRASES: tuple[str, ...] = (
-    "suy gan", "bệnh gan", "xơ gan", "viêm gan", "suy giảm chức năng gan", "giảm chức năng gan",
+    "suy gan", "bệnh gan", "xơ gan", "viêm gan", "suy giảm chức năng gan", "suy chức năng gan", "giảm chức năng gan",
     "rối loạn chức năng gan", "chức năng gan kém", "tổn thương gan", "tăng men gan", "men gan cao",
     "gan nhiễm mỡ", "ung thư gan",
 )
