@@ -399,3 +399,20 @@ def test_a_drug_asked_about_in_its_own_right_still_replaces_the_subject():
     merged = merge(CLOPIDOGREL, new)
     assert merged.drug_ids == ["acid_acetylsalicylic"] and merged.context_drugs == {}
 
+
+
+@pytest.mark.integration
+def test_an_indication_said_alone_after_a_dose_answer_chooses_among_its_doses(fresh_assistant: Assistant):
+    """The sample book prints the children's oral amoxicilin doses under 'Nhiễm khuẩn nhẹ, vừa' and 'Nhiễm khuẩn
+    nặng' (among others): naming one after the answer narrows that answer, it is not a question with no drug."""
+    cid = "bare-indication"
+    first = fresh_assistant.ask("Liều amoxicilin uống cho trẻ 6 tuổi nặng 20 kg?", cid)
+    assert first.decision == "answerable"
+    second = fresh_assistant.ask("nhiễm khuẩn nặng", cid)
+    text = "\n".join(c.text for b in second.blocks for c in b.claims)
+    assert second.decision == "answerable"
+    assert "40 mg/kg/ngày cách 8 giờ/lần" in text and "20 mg/kg/ngày cách 8 giờ/lần" not in text
+    # words that name none of the drug's printed indications are not taken for one
+    other = fresh_assistant.ask("Liều amoxicilin uống cho trẻ 6 tuổi nặng 20 kg?", "bare-other")
+    assert other.decision == "answerable"
+    assert fresh_assistant.ask("viêm phổi", "bare-other").reason == "no_drug"

@@ -743,6 +743,17 @@ def _is_indication_heading(label: str) -> bool:
     return _label_kind(label) == "indication"
 
 
+def names_a_printed_case(rows: list[DoseRow], text: str) -> bool:
+    """The words name in full an indication, a regimen or a severity the dose rows print as a heading
+    ("viêm tai giữa cấp" of "Viêm tai giữa cấp: 75 - 100 mg/kg ..."): said after a dose answer, they choose among
+    its rows."""
+    said = _said_words(text)
+    if not said:
+        return False
+    labels = _distinct(t for r in rows for t in (r.indication, *r.headings) if t and _names_a_case(t))
+    return any(_names_indication(t, said) for t in labels)
+
+
 def _said_words(text: str) -> list[str]:
     return [w.lower() for w in re.findall(r"\w+", text)]
 

@@ -233,7 +233,7 @@ class Assistant:
         start = time.perf_counter()
         frame = understand(question, self.catalog)
         prior: Remembered | None = self.conversations.load(conversation_id) if conversation_id else None
-        if prior is not None and is_follow_up(frame, prior):
+        if prior is not None and (is_follow_up(frame, prior) or self._names_a_case_of(frame, prior)):
             frame = merge(prior.frame, frame)
         frame = self._condition_it_treats(frame)
         timings["understand"] = time.perf_counter() - start
@@ -408,6 +408,20 @@ class Assistant:
         if verdict.decision == "verify_pdf" and answer.decision != "clarify" and not answer.dosage_filtered:
             answer = _send_to_pdf(answer, section)
         return self._warn_first(frame, answer, evidence, [drug_id])
+
+    def _names_a_case_of(self, frame: QueryFrame, prior: Remembered) -> bool:
+        """After a dose answer for one drug, a turn naming no drug, section or fact that names in full one of the
+        indications the drug's dose rows print ("viêm tai giữa cấp"): it chooses among that answer's doses, it is
+        not a new question."""
+        earlier = prior.frame
+        if (prior.decision not in ("answerable", "verify_pdf") or earlier.turn_type != "dosing"
+                or len(earlier.drug_ids) != 1 or frame.drug_ids or frame.unknown_drugs
+                or frame.section_key is not None or frame.turn_type != "unknown"):
+            return False
+        section = self.service.retrieve_framed(earlier.drug_ids[0], DOSING)
+        chunks = ordered_chunks(section)
+        return bool(chunks) and dose_fit.names_a_printed_case(section_rows(earlier.drug_ids[0], chunks),
+                                                              frame.question)
 
     def _condition_it_treats(self, frame: QueryFrame) -> QueryFrame:
         """A condition named with one drug sends the question to its contraindications ("Người hen dùng aspirin
