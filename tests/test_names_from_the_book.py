@@ -112,3 +112,10 @@ def test_one_long_word_mistyped_in_a_name_of_several_words():
     assert cat.resolve("genian violet bôi thế nào").drug_ids == ["tim_gentian"]
     two = Catalog([_mono("TIM GENTIAN"), _mono("TIM GENTIAM")], [])
     assert two.resolve("tim gentiax bôi thế nào").drug_ids == []
+
+
+def test_the_name_after_hoi_chung_or_benh_is_a_disease_not_a_drug():
+    cat = Catalog([_mono("ZOLMERAN")], [])
+    assert cat.resolve("Hội chứng Zollinger-Ellison ở người lớn, liều zolmeran?").unknown == []
+    assert cat.resolve("hoi chung Zollinger-Ellison liều bao nhiêu").unknown == []
+    assert cat.resolve("bệnh nhân đang dùng rosuvastatin").unknown == ["rosuvastatin"]

@@ -416,3 +416,27 @@ def test_an_indication_said_alone_after_a_dose_answer_chooses_among_its_doses(fr
     other = fresh_assistant.ask("Liều amoxicilin uống cho trẻ 6 tuổi nặng 20 kg?", "bare-other")
     assert other.decision == "answerable"
     assert fresh_assistant.ask("viêm phổi", "bare-other").reason == "no_drug"
+
+
+def test_an_organism_inside_the_condition_is_no_new_subject():
+    """'... viêm đại tràng do Clostridium difficile ...' after a vancomycin question: the organism of the case
+    is not a drug the book lacks, so the turn completes the question (a drug named outside it starts anew)."""
+    prior = QueryFrame(question="Liều vancomycin?", turn_type="dosing", drug_ids=["vancomycin"],
+                       section_key="lieu_luong_cach_dung")
+    new = QueryFrame(question="đường uống trị viêm đại tràng do Clostridium difficile ở người lớn, liều mỗi ngày?",
+                     turn_type="dosing", section_key="lieu_luong_cach_dung", population="nguoi_lon", route="uong",
+                     condition="viêm đại tràng do clostridium difficile", unknown_drugs=["Clostridium"])
+    assert is_follow_up(new, remembered(PRIOR, "answerable", None, 0))
+    assert merge(prior, new).drug_ids == ["vancomycin"]
+    other = new.model_copy(update={"unknown_drugs": ["rosuvastatin"]})
+    assert not is_follow_up(other, remembered(PRIOR, "answerable", None, 0))
+
+
+def test_a_follow_up_about_a_travellers_diarrhoea_is_a_clinical_question(catalog):
+    """The book's own indication 'Ỉa chảy ở khách du lịch' names travel: asked with a group and a dose, naming no
+    drug (a follow-up), it is no question off the subject."""
+    from duocthu_desktop.qa.understanding.question import understand
+
+    frame = understand("Ỉa chảy ở khách du lịch mức độ nhẹ, người lớn uống bao nhiêu?", catalog)
+    assert not frame.non_medical and frame.turn_type != "out_of_scope"
+    assert understand("Đi du lịch Đà Nẵng mùa này có đẹp không?", catalog).non_medical

@@ -22,6 +22,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     CLASS_WORDS,
     DRUG_HEAD_WORDS,
     DRUG_SUFFIXES,
+    EPONYM_HEAD_WORDS,
     FORM_SUFFIXES,
     LAB_VALUE_WORDS,
     NOT_DRUG_WORDS,
@@ -424,7 +425,9 @@ class Catalog:
             if word in SALT_WORDS and res.matches and res.matches[-1].end == i:
                 i += 1  # "ciprofloxacin hydroclorid": the salt of the drug just named, not another drug
                 continue
-            if self.is_ambiguous_typo(word, typed[i]):
+            if _names_a_disease(text, spans, typed, i):
+                pass  # "hội chứng Zollinger-Ellison": the disease's name, not a drug the book lacks
+            elif self.is_ambiguous_typo(word, typed[i]):
                 res.near_two.append(original)  # not a drug the book lacks: a name the person must say again
             elif self._drug_like(word, original) or self._named_as_drug(words, typed, i):
                 res.unknown.append(original)
@@ -554,6 +557,23 @@ class Catalog:
 
 _DRUG_HEADS_TYPED = frozenset(DRUG_HEAD_WORDS)
 _DRUG_HEAD_WORDS = frozenset(fold(w) for w in DRUG_HEAD_WORDS)
+
+
+_EPONYM_HEADS = tuple(tuple(w.split()) for w in EPONYM_HEAD_WORDS)
+
+
+def _names_a_disease(text: str, spans: list[tuple[str, int, int]], typed: list[str], i: int) -> bool:
+    """The word is a disease's name: right after "hội chứng" / "bệnh" (as typed, or typed plain), or joined by a
+    hyphen to such a name ("Zollinger-Ellison")."""
+    j = i
+    while j > 0 and text[spans[j - 1][2] : spans[j][1]] == "-":
+        j -= 1
+    for head in _EPONYM_HEADS:
+        k = j - len(head)
+        if k >= 0 and all(typed[k + n] == w or (not has_diacritics(typed[k + n]) and typed[k + n] == fold(w))
+                          for n, w in enumerate(head)):
+            return True
+    return False
 
 
 def _is_drug_head(typed: str) -> bool:
