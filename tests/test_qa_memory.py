@@ -440,3 +440,15 @@ def test_a_follow_up_about_a_travellers_diarrhoea_is_a_clinical_question(catalog
     frame = understand("Ỉa chảy ở khách du lịch mức độ nhẹ, người lớn uống bao nhiêu?", catalog)
     assert not frame.non_medical and frame.turn_type != "out_of_scope"
     assert understand("Đi du lịch Đà Nẵng mùa này có đẹp không?", catalog).non_medical
+
+
+def test_a_bare_phrase_is_a_condition_only_when_the_drug_prints_it_as_one_run():
+    from duocthu_desktop.qa.pipeline import _printed_as_a_run
+
+    texts = ["Điều trị trầm cảm nặng và rối loạn lo âu lan tỏa.", "Người lớn: 10 mg/ngày."]
+    assert _printed_as_a_run("trầm cảm", texts) and _printed_as_a_run("tram cam", texts)
+    assert _printed_as_a_run("rối loạn lo âu", texts)
+    assert not _printed_as_a_run("cảm trầm", texts)  # the words, not in the book's order
+    assert not _printed_as_a_run("trầm cảm nhẹ", texts)
+    assert not _printed_as_a_run("và", texts)  # one short word is no condition
+    assert not _printed_as_a_run("10 mg", texts)
