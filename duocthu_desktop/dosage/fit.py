@@ -27,6 +27,7 @@ from duocthu_desktop.dosage.words import (
     NEONATE_YEARS,
     NORMAL_CLCR,
     POPULATION_PATTERNS,
+    ROUTE_FAMILY,
     ROUTE_NAMES,
     age_in,
     kind_asked,
@@ -44,6 +45,8 @@ INJECTION = frozenset({"tiem_tinh_mach", "truyen_tinh_mach", "tiem_bap", "tiem_d
 IV = frozenset({"tiem_tinh_mach", "truyen_tinh_mach"})
 # Heavier than any newborn: a patient of this weight is never in a neonate's band (term newborns weigh 2.5-4.5 kg)
 NEONATE_MAX_KG = 8.0
+# an unlabelled weight band whose upper bound is at most this ("Người dưới 40 kg") doses children
+CHILD_MAX_KG = 40.0
 _ROUTE_ALIASES = {"xit": "hit"}
 DOSE_KINDS = frozenset({"dose", "max_dose", "loading_dose", "adjustment"})
 
@@ -583,8 +586,18 @@ def _continuations(kept: list[DoseRow], pool: list[DoseRow]) -> list[DoseRow]:
         return tuple(r.headings), r.population, repr(r.age), repr(r.weight_kg)  # the same headings, the same band
 
     paths = {path(r) for r in kept if r.route and r.headings}
-    dropped = {tuple(r.headings) for r in pool if r.route and r not in kept}
+    kept_routes = {route for r in kept for route in r.route}
+    # a sibling form for the same organ ("tra mắt" beside "nhỏ mắt") is the same regimen; an injection's site is not
+    dropped = {tuple(r.headings) for r in pool if r.route and r not in kept
+               and not all(_same_organ(route, kept_routes) for route in r.route)}
     return [r for r in pool if not r.route and path(r) in paths and tuple(r.headings) not in dropped]
+
+
+def _same_organ(route: str, others: set[str]) -> bool:
+    """The route gives the drug to the same organ, by another form, as one of `others` (the eye's drops and
+    ointment); never for injections, whose site changes the dose."""
+    family = ROUTE_FAMILY.get(route)
+    return family not in (None, "injection") and any(ROUTE_FAMILY.get(o) == family for o in others)
 
 
 # A dose injected into a vein and one infused into it are one regimen (a bolus, then the infusion), not a choice
@@ -1112,6 +1125,9 @@ def _for_children(row: DoseRow) -> bool:
         return True
     if row.population is None and _label_names(row, "tre_em"):
         return True  # "Dùng dung dịch trực tràng, người lớn và trẻ em trên 10 kg: ...": children among its groups
+    weight = row.weight_kg
+    if row.population is None and weight is not None and weight.max is not None and weight.max <= CHILD_MAX_KG:
+        return True  # "Người dưới 40 kg: 45 mg/kg/ngày": a band no adult of usual weight is in holds children
     if row.age is None:
         return False
     lo, hi = row.age.years()
