@@ -467,3 +467,42 @@ def test_a_ceiling_printed_for_no_indication_stays_beside_the_indication_the_que
         fit = choose(rows, Patient(population="tre_em", age_years=5, weight_kg=18, route=route, condition="sốt",
                                    question="Liều uống cho bé 5 tuổi 18 kg bị sốt?"))
         assert _texts(fit.rows) == ["Uống: Tối đa 4 liều trong 24 giờ.", "Trẻ em 4 - 6 tuổi: 240 mg"], route
+
+
+def test_one_reader_of_a_tables_first_cells_for_clearance_and_lab_values() -> None:
+    """sample-e's tuning tables: cefadroxil's 'Clcr | Liều khởi đầu | Liều duy trì' prints its bands with their
+    unit ('10 - 25 ml/phút'); heparin's children's 'APTT (giây)' table bands the APTT ('96 - 120', '> 120') and
+    prints the last column blank. The row holding the patient's value is read the same way for both; a value on a
+    printed bound (Clcr 10: '0 - 10' and '10 - 25') chooses no row."""
+    from duocthu_desktop.dosage.fit import table_cell_band, table_row_for_patient
+    from duocthu_desktop.dosage.rows import RenalBand
+    from duocthu_desktop.qa.understanding.lab_values import LabValue
+
+    assert table_cell_band("10 - 25 ml/phút") == (10.0, 25.0)
+    assert table_cell_band("Dưới 5") == (float("-inf"), 5.0)
+    assert table_cell_band("> 120") == (120.0, float("inf"))
+    assert table_cell_band("Cơ học ở vị trí van 2 lá") is None
+    renal = ("Clcr | Liều khởi đầu | Liều duy trì\n0 - 10 ml/phút | 500 - 1 000 mg | 500 mg, cách 36 giờ/lần\n"
+             "10 - 25 ml/phút | 500 - 1 000 mg | 500 mg, cách 24 giờ/lần\n"
+             "25 - 50 ml/phút | 500 - 1 000 mg | 500 mg, cách 12 giờ/lần")
+    table = _row(renal, renal=RenalBand(), quarantined=True, kind="adjustment")
+    lines, clean = table_row_for_patient(table, renal, 15, (), "")
+    assert [renal[s:e] for s, e in lines] == ["10 - 25 ml/phút | 500 - 1 000 mg | 500 mg, cách 24 giờ/lần"] and clean
+    assert table_row_for_patient(table, renal, 10, (), "") == ([], False)
+    aptt = ("APTT (giây) | Liều điều chỉnh | Thời gian xác định lại APTT\n"
+            "86 - 95 | Giảm tốc độ truyền khoảng 10% | 4 giờ sau khi thay đổi tốc độ truyền\n"
+            "96 - 120 | Ngừng truyền trong 30 phút, giảm tốc độ truyền khoảng 10% | \n"
+            "> 120 | Ngừng truyền trong 60 phút, giảm tốc độ truyền khoảng 15% | ")
+    heparin = _row(aptt, quarantined=True, kind="adjustment")
+    lines, clean = table_row_for_patient(heparin, aptt, None, [LabValue(analyte="aptt", value=100)], "")
+    assert [aptt[s:e].rstrip() for s, e in lines] == [
+        "96 - 120 | Ngừng truyền trong 30 phút, giảm tốc độ truyền khoảng 10% |"] and clean
+    # no value asked for the analyte the header names: no row, the table is left to the PDF
+    assert table_row_for_patient(heparin, aptt, 20, [LabValue(analyte="inr", value=3)], "") == ([], False)
+
+
+def test_an_aptt_said_with_do_duoc_is_read():
+    from duocthu_desktop.qa.understanding.lab_values import LabValue, lab_values
+
+    assert lab_values("Trẻ 6 tuổi đang truyền heparin, APTT đo được 100 giây") == [
+        LabValue(analyte="aptt", value=100.0)]
