@@ -506,3 +506,15 @@ def test_an_aptt_said_with_do_duoc_is_read():
 
     assert lab_values("Trẻ 6 tuổi đang truyền heparin, APTT đo được 100 giây") == [
         LabValue(analyte="aptt", value=100.0)]
+
+
+def test_a_table_of_single_clearance_values_is_not_read_as_clean() -> None:
+    """The sample book's vancomycin table prints one dose per Clcr value ('40 | 620', '30 | 465'): the row of an
+    exact value is quoted, but a reader interpolates between such lines, so it stays with the PDF."""
+    from duocthu_desktop.dosage.fit import table_row_for_patient
+    from duocthu_desktop.dosage.rows import RenalBand
+
+    text = "Độ thanh thải creatinin Clcr (ml/phút) | Liều vancomycin (mg/24 giờ)\n50 | 770\n40 | 620\n30 | 465"
+    table = _row(text, renal=RenalBand(), quarantined=True, kind="adjustment")
+    lines, clean = table_row_for_patient(table, text, 40, (), "")
+    assert [text[s:e] for s, e in lines] == ["40 | 620"] and not clean

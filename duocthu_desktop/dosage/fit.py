@@ -1329,8 +1329,9 @@ def table_row_for_patient(row: DoseRow, chunk_text: str, clcr: float | None, lab
     cell names what its first cells band (a clearance, or an analyte of the patient's lab values: "APTT (giây)"),
     and the one body line whose band holds the patient's value is the row; with no value asked, the one line whose
     first cell the question names word for word (`table_lines_named`). Returns (lines, clean): clean when the
-    table is small, every body line's first cell reads as a band and the row has every column of the header, so
-    the row can be told without the PDF."""
+    table is small, every body line's first cell reads as a range or an open band (not a single value, which the
+    PDF's reader interpolates between) and the row has every column of the header, so the row can be told without
+    the PDF."""
     from duocthu_desktop.qa.understanding import lab_values
 
     lines = table_lines(row, chunk_text)
@@ -1353,8 +1354,9 @@ def table_row_for_patient(row: DoseRow, chunk_text: str, clcr: float | None, lab
     if len(holding) != 1:
         return [], False
     cells = chunk_text[holding[0][0] : holding[0][1]].split("|")
-    clean = (len(body) <= SMALL_TABLE_LINES and all(bands) and len(cells) == header.count("|") + 1
-             and all(c.strip() for c in cells[:2]))
+    # a table of single values ("40 | 620", "30 | 465") is read between its lines: left to the PDF
+    clean = (len(body) <= SMALL_TABLE_LINES and all(b and b[0] < b[1] for b in bands)
+             and len(cells) == header.count("|") + 1 and all(c.strip() for c in cells[:2]))
     return holding, clean
 
 
