@@ -518,3 +518,16 @@ def test_a_table_of_single_clearance_values_is_not_read_as_clean() -> None:
     table = _row(text, renal=RenalBand(), quarantined=True, kind="adjustment")
     lines, clean = table_row_for_patient(table, text, 40, (), "")
     assert [text[s:e] for s, e in lines] == ["40 | 620"] and not clean
+
+
+def test_a_clearance_per_body_surface_is_not_read_as_clean() -> None:
+    """The sample book's captopril table bands 'Hệ số thanh thải creatinin (ml/phút/1,73m2 )': its row for Clcr 15
+    is quoted ('20 - 11 | 75 | 12,5'), but a Clcr in ml/phút is not that measure, so the answer stays verify_pdf."""
+    from duocthu_desktop.dosage.fit import table_row_for_patient
+    from duocthu_desktop.dosage.rows import RenalBand
+
+    text = ("Hệ số thanh thải creatinin (ml/phút/1,73m2 ) | Liều tối đa 24 giờ (mg) | Liều bắt đầu (mg)\n"
+            "> 41 | 150 | 25 - 50\n40 - 21 | 100 | 25\n20 - 11 | 75 | 12,5\n< 10 | 37,5 | 6,25")
+    table = _row(text, renal=RenalBand(), quarantined=True, kind="adjustment")
+    lines, clean = table_row_for_patient(table, text, 15, (), "")
+    assert [text[s:e] for s, e in lines] == ["20 - 11 | 75 | 12,5"] and not clean

@@ -1296,6 +1296,7 @@ _CELL_BAND = re.compile(r"^\s*(?:([<>≤≥])|(dưới|trên|từ)\s)?\s*(\d+(?:
                         r"(?:\s*[^\W\d_][^\d|]*)?\s*$", re.I)  # a unit after the band ("ml/phút"), no number
 _CLEARANCE_HEADER = re.compile(r"clcr|thanh thai creatinin|thanh thai", re.I)
 SMALL_TABLE_LINES = 10  # body lines of a table read row by row; a longer one is left to the PDF
+_PER_SURFACE = re.compile(r"1[,.]73|m\s*2\b|m²")
 
 
 def table_cell_band(cell: str) -> tuple[float, float] | None:
@@ -1354,8 +1355,10 @@ def table_row_for_patient(row: DoseRow, chunk_text: str, clcr: float | None, lab
     if len(holding) != 1:
         return [], False
     cells = chunk_text[holding[0][0] : holding[0][1]].split("|")
-    # a table of single values ("40 | 620", "30 | 465") is read between its lines: left to the PDF
-    clean = (len(body) <= SMALL_TABLE_LINES and all(b and b[0] < b[1] for b in bands)
+    # a table of single values ("40 | 620", "30 | 465") is read between its lines, and a clearance per body
+    # surface ("ml/phút/1,73m2") is not the one the person gave: both left to the PDF
+    per_surface = bool(_PER_SURFACE.search(header.split("|")[0]))
+    clean = (not per_surface and len(body) <= SMALL_TABLE_LINES and all(b and b[0] < b[1] for b in bands)
              and len(cells) == header.count("|") + 1 and all(c.strip() for c in cells[:2]))
     return holding, clean
 

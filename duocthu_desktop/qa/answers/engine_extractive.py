@@ -137,8 +137,9 @@ class ExtractiveEngine:
             else:
                 answer.add(title, "dosage", chunk, row.start, row.end)
         message = join_messages(unread_route, *fit.notes)
-        if fit.quarantined and all(tables_read):
-            # a small table whose row for this patient reads cleanly (its band, every column): the row is the answer
+        if fit.quarantined and tables_read == [True]:
+            # the one small table whose row for this patient reads cleanly (its band, every column): the row is the
+            # answer (two tables for one patient are told apart by what the PDF's pages say around them)
             result = answer.result(None, join_messages(message, TABLE_ROW_NOTE))
         elif fit.quarantined:
             result = answer.result(Reason.QUARANTINED_EVIDENCE, join_messages(message, quarantine_message()))
