@@ -4,8 +4,8 @@
 
 For each one-turn case expecting a dose answer that passes as written, the question's own frame gives its parts:
 the drug as the person named it, the patient (group, age, weight), and the route and the condition. The case is
-asked as "Liều <drug>?" then the rest of the question (two turns), and as "Liều <drug>?", the patient, the route
-and condition (three turns). A split is the same when its last turn shows the same claims as the one-turn answer,
+asked as "Liều <drug>?" then the rest of the question (two turns), as "Liều <drug>?", the patient, then the rest
+(three turns), and as "Liều <drug>?", the patient, then only the route and the condition the frame read (bare). A split is the same when its last turn shows the same claims as the one-turn answer,
 passes when the case's own expectations hold on it, and fails otherwise. Only the cases' figures are printed,
 with the first failures' ids.
 """
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from duocthu_desktop.cli_eval import TurnCheck, check_expect, claims_text
 from duocthu_desktop.dosage.titles import POPULATION_NAMES
+from duocthu_desktop.dosage.words import FRAME_ROUTE_NAMES
 from duocthu_desktop.qa.pipeline import Assistant
 from duocthu_desktop.qa.understanding.lexicon import SALT_WORDS
 from duocthu_desktop.qa.understanding.question import understand
@@ -64,6 +65,11 @@ def splits(question: str, frame) -> dict[str, list[str]]:
     out = {"two": [first, rest]}
     if patient and re.search(r"\w{2}", case):
         out["three"] = [first, ", ".join(patient), case + "?"]
+    # the third turn as a ward says it bare: only the route and the condition the question's frame read
+    said = [FRAME_ROUTE_NAMES.get(frame.route, frame.route).lower()] if frame.route else []
+    said += [frame.condition] if frame.condition else []
+    if patient and said:
+        out["bare"] = [first, ", ".join(patient), ", ".join(said)]
     return out
 
 
@@ -118,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
                           f"{check.failures[:2]}")
     print(f"one turn: passes {figures['one_turn_passes']}, fails {figures['one_turn_fails']}, "
           f"not split {figures['not_split']}")
-    for name in ("two", "three"):
+    for name in ("two", "three", "bare"):
         print(f"{name:5} turns: same {figures[(name, 'same')]}, passes {figures[(name, 'passes')]}, "
               f"fails {figures[(name, 'fails')]}")
     return 0
