@@ -91,3 +91,14 @@ def test_a_childrens_row_that_gives_the_adults_dose_asks_no_group() -> None:
     # a children's dose of its own still asks the group
     own = read("Người lớn: 500 mg, cách 12 giờ một lần.\nTrẻ em: 25 mg/kg, cách 12 giờ một lần.")
     assert choose(own, Patient()).ask_population
+
+
+def test_an_unlabelled_weight_band_below_an_adults_weight_doses_children_and_asks_the_weight() -> None:
+    """The sample book's amoxicilin: 'Người dưới 40 kg: 45 mg/kg/ngày chia làm 3 lần. Người lớn ≥ 40 kg: 500 mg
+    cách 8 giờ/lần.' A 6-year-old of unknown weight may be in the first band: the weight is asked, then the
+    band's dose is the child's."""
+    rows = read("Dự phòng hậu phơi nhiễm sau khi tiếp xúc với bào tử bệnh than:\n"
+                "Người dưới 40 kg: 45 mg/kg/ngày chia làm 3 lần. Người lớn ≥ 40 kg: 500 mg cách 8 giờ/lần.")
+    assert choose(rows, Patient(population="tre_em", age_years=6)).ask_age_or_weight
+    fit = choose(rows, Patient(population="tre_em", age_years=6, weight_kg=20))
+    assert [r.text for r in fit.rows] == ["Người dưới 40 kg: 45 mg/kg/ngày chia làm 3 lần."]

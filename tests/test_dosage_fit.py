@@ -551,3 +551,24 @@ def test_a_statement_for_a_case_the_question_states_goes_with_the_dose(sample_ch
     plain = _text(_chosen(sample_chunks, "clopidogrel", question="liều nạp clopidogrel trước can thiệp mạch vành "
                           "qua da", **facts))
     assert "300 - 600 mg trước can thiệp ít nhất 24 giờ" not in plain
+
+
+def test_the_eyes_drops_and_ointment_lines_do_not_hide_a_regimen_printed_with_no_route() -> None:
+    """sample-e's timolol (tuning): under 'Tăng nhãn áp hoặc glôcôm góc mở' the usual drops print no route of their
+    own ('1 giọt dung dịch ... 0,25% vào mắt bị bệnh'); a later line of the same heading says 'tra mắt', another
+    'nhỏ mắt'. Asked 'nhỏ mắt', the usual dose stays: a sibling form for the same organ is the same regimen."""
+    from tests.test_dosing_parser import read
+
+    rows = read("Tăng nhãn áp hoặc glôcôm góc mở\n"
+                "Liều thường dùng lúc đầu là 1 giọt dung dịch 0,25% vào mắt bị bệnh, 2 lần/ngày. "
+                "Nếu dùng dạng gel: Nhỏ 1 giọt 0,25% hoặc 0,5%, ngày 1 lần.\n"
+                "Khi người bệnh đang dùng thuốc nhỏ mắt khác, bắt đầu bằng nhỏ mắt 1 giọt 0,25%, 2 lần/ngày.\n"
+                "Nếu cần liều cao hơn, thay bằng thuốc tra mắt 1 giọt 0,5% vào mỗi mắt bị bệnh, 2 lần/ngày.")
+    assert {r.route[0] for r in rows if r.route} == {"nho_mat", "tra_mat"}
+    texts = [r.text for r in choose(rows, Patient(population="nguoi_lon", route="nho_mat")).rows]
+    assert "Liều thường dùng lúc đầu là 1 giọt dung dịch 0,25% vào mắt bị bệnh, 2 lần/ngày." in texts
+    # an injection's site is not the same regimen: a dose printed with no route beside an IM and an IV line stays
+    # out for IM (unchanged)
+    inj = read("Nhiễm khuẩn nặng\nLiều 1 g mỗi 12 giờ.\nTiêm bắp 500 mg mỗi 8 giờ.\nTiêm tĩnh mạch 1 g mỗi 8 giờ.")
+    assert "Liều 1 g mỗi 12 giờ." not in [r.text for r in choose(inj, Patient(population="nguoi_lon",
+                                                                             route="tiem_bap")).rows]

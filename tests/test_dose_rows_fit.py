@@ -493,3 +493,67 @@ def test_a_dose_for_the_patients_own_band_with_no_route_printed_is_shown_beside_
     # with no age or weight, nothing is added: the route asked decides
     assert "Trẻ 4 - 7 tuổi: 150 mg x 3 lần/ngày." not in _texts(choose(rows, Patient(route="uong",
                                                                                       population="tre_em")).rows)
+
+
+def test_one_reader_of_a_tables_first_cells_for_clearance_and_lab_values() -> None:
+    """sample-e's tuning tables: cefadroxil's 'Clcr | Liều khởi đầu | Liều duy trì' prints its bands with their
+    unit ('10 - 25 ml/phút'); heparin's children's 'APTT (giây)' table bands the APTT ('96 - 120', '> 120') and
+    prints the last column blank. The row holding the patient's value is read the same way for both; a value on a
+    printed bound (Clcr 10: '0 - 10' and '10 - 25') chooses no row."""
+    from duocthu_desktop.dosage.fit import table_cell_band, table_row_for_patient
+    from duocthu_desktop.dosage.rows import RenalBand
+    from duocthu_desktop.qa.understanding.lab_values import LabValue
+
+    assert table_cell_band("10 - 25 ml/phút") == (10.0, 25.0)
+    assert table_cell_band("Dưới 5") == (float("-inf"), 5.0)
+    assert table_cell_band("> 120") == (120.0, float("inf"))
+    assert table_cell_band("Cơ học ở vị trí van 2 lá") is None
+    renal = ("Clcr | Liều khởi đầu | Liều duy trì\n0 - 10 ml/phút | 500 - 1 000 mg | 500 mg, cách 36 giờ/lần\n"
+             "10 - 25 ml/phút | 500 - 1 000 mg | 500 mg, cách 24 giờ/lần\n"
+             "25 - 50 ml/phút | 500 - 1 000 mg | 500 mg, cách 12 giờ/lần")
+    table = _row(renal, renal=RenalBand(), quarantined=True, kind="adjustment")
+    lines, clean = table_row_for_patient(table, renal, 15, (), "")
+    assert [renal[s:e] for s, e in lines] == ["10 - 25 ml/phút | 500 - 1 000 mg | 500 mg, cách 24 giờ/lần"] and clean
+    assert table_row_for_patient(table, renal, 10, (), "") == ([], False)
+    aptt = ("APTT (giây) | Liều điều chỉnh | Thời gian xác định lại APTT\n"
+            "86 - 95 | Giảm tốc độ truyền khoảng 10% | 4 giờ sau khi thay đổi tốc độ truyền\n"
+            "96 - 120 | Ngừng truyền trong 30 phút, giảm tốc độ truyền khoảng 10% | \n"
+            "> 120 | Ngừng truyền trong 60 phút, giảm tốc độ truyền khoảng 15% | ")
+    heparin = _row(aptt, quarantined=True, kind="adjustment")
+    lines, clean = table_row_for_patient(heparin, aptt, None, [LabValue(analyte="aptt", value=100)], "")
+    assert [aptt[s:e].rstrip() for s, e in lines] == [
+        "96 - 120 | Ngừng truyền trong 30 phút, giảm tốc độ truyền khoảng 10% |"] and clean
+    # no value asked for the analyte the header names: no row, the table is left to the PDF
+    assert table_row_for_patient(heparin, aptt, 20, [LabValue(analyte="inr", value=3)], "") == ([], False)
+
+
+def test_an_aptt_said_with_do_duoc_is_read():
+    from duocthu_desktop.qa.understanding.lab_values import LabValue, lab_values
+
+    assert lab_values("Trẻ 6 tuổi đang truyền heparin, APTT đo được 100 giây") == [
+        LabValue(analyte="aptt", value=100.0)]
+
+
+def test_a_table_of_single_clearance_values_is_not_read_as_clean() -> None:
+    """The sample book's vancomycin table prints one dose per Clcr value ('40 | 620', '30 | 465'): the row of an
+    exact value is quoted, but a reader interpolates between such lines, so it stays with the PDF."""
+    from duocthu_desktop.dosage.fit import table_row_for_patient
+    from duocthu_desktop.dosage.rows import RenalBand
+
+    text = "Độ thanh thải creatinin Clcr (ml/phút) | Liều vancomycin (mg/24 giờ)\n50 | 770\n40 | 620\n30 | 465"
+    table = _row(text, renal=RenalBand(), quarantined=True, kind="adjustment")
+    lines, clean = table_row_for_patient(table, text, 40, (), "")
+    assert [text[s:e] for s, e in lines] == ["40 | 620"] and not clean
+
+
+def test_a_clearance_per_body_surface_is_not_read_as_clean() -> None:
+    """The sample book's captopril table bands 'Hệ số thanh thải creatinin (ml/phút/1,73m2 )': its row for Clcr 15
+    is quoted ('20 - 11 | 75 | 12,5'), but a Clcr in ml/phút is not that measure, so the answer stays verify_pdf."""
+    from duocthu_desktop.dosage.fit import table_row_for_patient
+    from duocthu_desktop.dosage.rows import RenalBand
+
+    text = ("Hệ số thanh thải creatinin (ml/phút/1,73m2 ) | Liều tối đa 24 giờ (mg) | Liều bắt đầu (mg)\n"
+            "> 41 | 150 | 25 - 50\n40 - 21 | 100 | 25\n20 - 11 | 75 | 12,5\n< 10 | 37,5 | 6,25")
+    table = _row(text, renal=RenalBand(), quarantined=True, kind="adjustment")
+    lines, clean = table_row_for_patient(table, text, 15, (), "")
+    assert [text[s:e] for s, e in lines] == ["20 - 11 | 75 | 12,5"] and not clean

@@ -79,3 +79,43 @@ def test_which_antibiotic_with_an_indication_is_a_list_question():
     assert frame.condition == "nhiễm khuẩn nặng do pseudomonas"
     asked = understand("Chỉ định của heparin?", cat)
     assert (asked.turn_type, asked.section_key, asked.condition) == ("drug_attribute", "chi_dinh", None)
+
+
+def test_a_typo_one_edit_from_two_drugs_names_neither():
+    """"Korione" is one letter from the brand of one drug and one letter from another's: the turn reads neither
+    (it asks which drug), and the word is not a drug the book lacks either."""
+    from duocthu_desktop.artifacts import Chunk
+
+    def chunk(drug: str, text: str) -> Chunk:
+        return Chunk(chunk_id=f"{drug}__ten_thuong_mai__0", drug_id=drug, section_key="ten_thuong_mai",
+                     part_index=0, text=text, printed_pages=[1], physical_pages=[1])
+
+    cat = Catalog([_mono("ZOLMERAN"), _mono("PIRATEX")],
+                  [chunk("zolmeran", "Koritone; Zolmex."), chunk("piratex", "Korizone; Pirax.")])
+    assert cat.resolve("korixone liều").drug_ids == []
+    res = cat.resolve("koritone liều")
+    assert res.drug_ids == ["zolmeran"]
+    near = cat.resolve("liều korione cho người lớn")
+    assert near.drug_ids == [] and near.unknown == [] and near.near_two == ["korione"]
+
+
+def test_a_letter_dropped_from_a_six_letter_name_is_one_typo():
+    cat = Catalog([_mono("NEXIUM"), _mono("PIRATEX")], [])
+    assert cat.resolve("liều nexum cho người lớn").drug_ids == ["nexium"]
+    # five letters never stand for a five-letter name one letter changed
+    assert Catalog([_mono("NEXUM")], []).resolve("liều nexam").drug_ids == []
+
+
+def test_one_long_word_mistyped_in_a_name_of_several_words():
+    cat = Catalog([_mono("TIM GENTIAN", "Gentian violet"), _mono("PIRATEX")], [])
+    assert cat.resolve("tim gendian bôi thế nào").drug_ids == ["tim_gentian"]
+    assert cat.resolve("genian violet bôi thế nào").drug_ids == ["tim_gentian"]
+    two = Catalog([_mono("TIM GENTIAN"), _mono("TIM GENTIAM")], [])
+    assert two.resolve("tim gentiax bôi thế nào").drug_ids == []
+
+
+def test_the_name_after_hoi_chung_or_benh_is_a_disease_not_a_drug():
+    cat = Catalog([_mono("ZOLMERAN")], [])
+    assert cat.resolve("Hội chứng Zollinger-Ellison ở người lớn, liều zolmeran?").unknown == []
+    assert cat.resolve("hoi chung Zollinger-Ellison liều bao nhiêu").unknown == []
+    assert cat.resolve("bệnh nhân đang dùng rosuvastatin").unknown == ["rosuvastatin"]

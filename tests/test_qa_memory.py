@@ -399,3 +399,56 @@ def test_a_drug_asked_about_in_its_own_right_still_replaces_the_subject():
     merged = merge(CLOPIDOGREL, new)
     assert merged.drug_ids == ["acid_acetylsalicylic"] and merged.context_drugs == {}
 
+
+
+@pytest.mark.integration
+def test_an_indication_said_alone_after_a_dose_answer_chooses_among_its_doses(fresh_assistant: Assistant):
+    """The sample book prints the children's oral amoxicilin doses under 'Nhiễm khuẩn nhẹ, vừa' and 'Nhiễm khuẩn
+    nặng' (among others): naming one after the answer narrows that answer, it is not a question with no drug."""
+    cid = "bare-indication"
+    first = fresh_assistant.ask("Liều amoxicilin uống cho trẻ 6 tuổi nặng 20 kg?", cid)
+    assert first.decision == "answerable"
+    second = fresh_assistant.ask("nhiễm khuẩn nặng", cid)
+    text = "\n".join(c.text for b in second.blocks for c in b.claims)
+    assert second.decision == "answerable"
+    assert "40 mg/kg/ngày cách 8 giờ/lần" in text and "20 mg/kg/ngày cách 8 giờ/lần" not in text
+    # words that name none of the drug's printed indications are not taken for one
+    other = fresh_assistant.ask("Liều amoxicilin uống cho trẻ 6 tuổi nặng 20 kg?", "bare-other")
+    assert other.decision == "answerable"
+    assert fresh_assistant.ask("viêm phổi", "bare-other").reason == "no_drug"
+
+
+def test_an_organism_inside_the_condition_is_no_new_subject():
+    """'... viêm đại tràng do Clostridium difficile ...' after a vancomycin question: the organism of the case
+    is not a drug the book lacks, so the turn completes the question (a drug named outside it starts anew)."""
+    prior = QueryFrame(question="Liều vancomycin?", turn_type="dosing", drug_ids=["vancomycin"],
+                       section_key="lieu_luong_cach_dung")
+    new = QueryFrame(question="đường uống trị viêm đại tràng do Clostridium difficile ở người lớn, liều mỗi ngày?",
+                     turn_type="dosing", section_key="lieu_luong_cach_dung", population="nguoi_lon", route="uong",
+                     condition="viêm đại tràng do clostridium difficile", unknown_drugs=["Clostridium"])
+    assert is_follow_up(new, remembered(PRIOR, "answerable", None, 0))
+    assert merge(prior, new).drug_ids == ["vancomycin"]
+    other = new.model_copy(update={"unknown_drugs": ["rosuvastatin"]})
+    assert not is_follow_up(other, remembered(PRIOR, "answerable", None, 0))
+
+
+def test_a_follow_up_about_a_travellers_diarrhoea_is_a_clinical_question(catalog):
+    """The book's own indication 'Ỉa chảy ở khách du lịch' names travel: asked with a group and a dose, naming no
+    drug (a follow-up), it is no question off the subject."""
+    from duocthu_desktop.qa.understanding.question import understand
+
+    frame = understand("Ỉa chảy ở khách du lịch mức độ nhẹ, người lớn uống bao nhiêu?", catalog)
+    assert not frame.non_medical and frame.turn_type != "out_of_scope"
+    assert understand("Đi du lịch Đà Nẵng mùa này có đẹp không?", catalog).non_medical
+
+
+def test_a_bare_phrase_is_a_condition_only_when_the_drug_prints_it_as_one_run():
+    from duocthu_desktop.qa.pipeline import _printed_as_a_run
+
+    texts = ["Điều trị trầm cảm nặng và rối loạn lo âu lan tỏa.", "Người lớn: 10 mg/ngày."]
+    assert _printed_as_a_run("trầm cảm", texts) and _printed_as_a_run("tram cam", texts)
+    assert _printed_as_a_run("rối loạn lo âu", texts)
+    assert not _printed_as_a_run("cảm trầm", texts)  # the words, not in the book's order
+    assert not _printed_as_a_run("trầm cảm nhẹ", texts)
+    assert not _printed_as_a_run("và", texts)  # one short word is no condition
+    assert not _printed_as_a_run("10 mg", texts)

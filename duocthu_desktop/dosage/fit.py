@@ -27,6 +27,7 @@ from duocthu_desktop.dosage.words import (
     NEONATE_YEARS,
     NORMAL_CLCR,
     POPULATION_PATTERNS,
+    ROUTE_FAMILY,
     ROUTE_NAMES,
     age_in,
     kind_asked,
@@ -44,6 +45,8 @@ INJECTION = frozenset({"tiem_tinh_mach", "truyen_tinh_mach", "tiem_bap", "tiem_d
 IV = frozenset({"tiem_tinh_mach", "truyen_tinh_mach"})
 # Heavier than any newborn: a patient of this weight is never in a neonate's band (term newborns weigh 2.5-4.5 kg)
 NEONATE_MAX_KG = 8.0
+# an unlabelled weight band whose upper bound is at most this ("Người dưới 40 kg") doses children
+CHILD_MAX_KG = 40.0
 _ROUTE_ALIASES = {"xit": "hit"}
 DOSE_KINDS = frozenset({"dose", "max_dose", "loading_dose", "adjustment"})
 
@@ -609,8 +612,18 @@ def _continuations(kept: list[DoseRow], pool: list[DoseRow]) -> list[DoseRow]:
         return tuple(r.headings), r.population, repr(r.age), repr(r.weight_kg)  # the same headings, the same band
 
     paths = {path(r) for r in kept if r.route and r.headings}
-    dropped = {tuple(r.headings) for r in pool if r.route and r not in kept}
+    kept_routes = {route for r in kept for route in r.route}
+    # a sibling form for the same organ ("tra mắt" beside "nhỏ mắt") is the same regimen; an injection's site is not
+    dropped = {tuple(r.headings) for r in pool if r.route and r not in kept
+               and not all(_same_organ(route, kept_routes) for route in r.route)}
     return [r for r in pool if not r.route and path(r) in paths and tuple(r.headings) not in dropped]
+
+
+def _same_organ(route: str, others: set[str]) -> bool:
+    """The route gives the drug to the same organ, by another form, as one of `others` (the eye's drops and
+    ointment); never for injections, whose site changes the dose."""
+    family = ROUTE_FAMILY.get(route)
+    return family not in (None, "injection") and any(ROUTE_FAMILY.get(o) == family for o in others)
 
 
 # A dose injected into a vein and one infused into it are one regimen (a bolus, then the infusion), not a choice
@@ -767,6 +780,17 @@ def _names_a_case(label: str) -> bool:
 
 def _is_indication_heading(label: str) -> bool:
     return _label_kind(label) == "indication"
+
+
+def names_a_printed_case(rows: list[DoseRow], text: str) -> bool:
+    """The words name in full an indication, a regimen or a severity the dose rows print as a heading
+    ("viêm tai giữa cấp" of "Viêm tai giữa cấp: 75 - 100 mg/kg ..."): said after a dose answer, they choose among
+    its rows."""
+    said = _said_words(text)
+    if not said:
+        return False
+    labels = _distinct(t for r in rows for t in (r.indication, *r.headings) if t and _names_a_case(t))
+    return any(_names_indication(t, said) for t in labels)
 
 
 def _said_words(text: str) -> list[str]:
@@ -1127,6 +1151,9 @@ def _for_children(row: DoseRow) -> bool:
         return True
     if row.population is None and _label_names(row, "tre_em"):
         return True  # "Dùng dung dịch trực tràng, người lớn và trẻ em trên 10 kg: ...": children among its groups
+    weight = row.weight_kg
+    if row.population is None and weight is not None and weight.max is not None and weight.max <= CHILD_MAX_KG:
+        return True  # "Người dưới 40 kg: 45 mg/kg/ngày": a band no adult of usual weight is in holds children
     if row.age is None:
         return False
     lo, hi = row.age.years()
@@ -1282,36 +1309,84 @@ def _by_printed_case(candidates: list[DoseRow], rows: list[DoseRow], p: Patient)
     return kept or candidates
 
 
-# the first cell of a renal table's line: a clearance band ("10 - 25", "< 10", "> 80", "20 - 11", "100")
-_BAND_CELL = re.compile(r"^\s*(?:([<>≤≥])\s*)?(\d+(?:,\d+)?)(?:\s*[-–]\s*(\d+(?:,\d+)?))?\s*$")
-
-
 def clcr_table_lines(row: DoseRow, chunk_text: str, clcr: float) -> list[tuple[int, int]]:
-    """The lines of a renal table (a quarantined row) whose first cell is a clearance band holding this Clcr, as
-    (start, end) offsets in the chunk's text: the table's row for this patient, quoted with its numbers. [] when
-    no first cell reads as a band (a table drawn otherwise is left to the PDF)."""
+    """The line of a renal table (a quarantined row) whose first cell is a clearance band holding this Clcr
+    (`table_row_for_patient`); [] when the row is no renal table or no single line holds it."""
     if row.renal is None:
         return []
-    out = []
-    pos = row.start
-    for i, line in enumerate(chunk_text[row.start : row.end].split("\n")):
-        start, pos = pos, pos + len(line) + 1
-        m = _BAND_CELL.match(line.split("|", 1)[0]) if i and "|" in line else None
-        if not m:
-            continue
-        op, a, b = m.group(1), float(m.group(2).replace(",", ".")), m.group(3)
-        if b is not None:
-            lo, hi = sorted((a, float(b.replace(",", "."))))
-            holds = _within(clcr, lo, hi)
-        elif op in ("<", "≤"):
-            holds = clcr <= a
-        elif op in (">", "≥"):
-            holds = clcr >= a
-        else:
-            holds = abs(clcr - a) < 1e-9
-        if holds:
-            out.append((start, start + len(line.rstrip())))
-    return out
+    return table_row_for_patient(row, chunk_text, clcr, (), "")[0]
+
+
+# a table's first cell as a band: "10 - 25", "0 - 10 ml/phút", "< 50", "> 120", "Dưới 5", "5 -10", "100"
+_CELL_BAND = re.compile(r"^\s*(?:([<>≤≥])|(dưới|trên|từ)\s)?\s*(\d+(?:,\d+)?)(?:\s*[-–]\s*(\d+(?:,\d+)?))?"
+                        r"(?:\s*[^\W\d_][^\d|]*)?\s*$", re.I)  # a unit after the band ("ml/phút"), no number
+_CLEARANCE_HEADER = re.compile(r"clcr|thanh thai creatinin|thanh thai", re.I)
+SMALL_TABLE_LINES = 10  # body lines of a table read row by row; a longer one is left to the PDF
+_PER_SURFACE = re.compile(r"1[,.]73|m\s*2\b|m²")
+
+
+def table_cell_band(cell: str) -> tuple[float, float] | None:
+    """A first cell's band as (low, high), bounds included ("< 10" holds 10 too: a value on a printed bound is held
+    by both rows beside it, so neither is chosen); None when the cell is no band."""
+    m = _CELL_BAND.match(cell)
+    if not m:
+        return None
+    op, word, a, b = m.group(1), (m.group(2) or "").lower(), float(m.group(3).replace(",", ".")), m.group(4)
+    if b is not None:
+        return tuple(sorted((a, float(b.replace(",", ".")))))
+    if op in ("<", "≤") or word == "dưới":
+        return float("-inf"), a
+    if op in (">", "≥") or word in ("trên", "từ"):
+        return a, float("inf")
+    return a, a
+
+
+def table_lines(row: DoseRow, chunk_text: str) -> list[tuple[int, int]]:
+    """A quarantined row's lines, as (start, end) offsets in the chunk's text (the header first)."""
+    out, pos = [], row.start
+    for line in chunk_text[row.start : row.end].split("\n"):
+        out.append((pos, pos + len(line.rstrip())))
+        pos += len(line) + 1
+    return [(a, b) for a, b in out if b > a]
+
+
+def table_row_for_patient(row: DoseRow, chunk_text: str, clcr: float | None, labs, question: str
+                          ) -> tuple[list[tuple[int, int]], bool]:
+    """The line of a table (a quarantined row) for this patient, read one way for every table: the header's first
+    cell names what its first cells band (a clearance, or an analyte of the patient's lab values: "APTT (giây)"),
+    and the one body line whose band holds the patient's value is the row; with no value asked, the one line whose
+    first cell the question names word for word (`table_lines_named`). Returns (lines, clean): clean when the
+    table is small, every body line's first cell reads as a range or an open band (not a single value, which the
+    PDF's reader interpolates between) and the row has every column of the header, so the row can be told without
+    the PDF."""
+    from duocthu_desktop.qa.understanding import lab_values
+
+    lines = table_lines(row, chunk_text)
+    if len(lines) < 2 or "|" not in chunk_text[lines[0][0] : lines[0][1]]:
+        return [], False
+    header = chunk_text[lines[0][0] : lines[0][1]]
+    first = re.sub(r"\([^)]*\)", " ", header.split("|")[0])
+    value = None
+    if clcr is not None and (row.renal is not None or _CLEARANCE_HEADER.search(fold(first))):
+        value = clcr
+    else:
+        named = {t.analyte for t in lab_values.thresholds(first + " 0 - 0")}
+        asked = [lab for lab in labs if lab.analyte in named]
+        value = asked[0].value if asked else None
+    if value is None:
+        return table_lines_named(row, chunk_text, question), False
+    body = lines[1:]
+    bands = [table_cell_band(chunk_text[a:b].split("|")[0]) for a, b in body]
+    holding = [line for line, band in zip(body, bands, strict=True) if band and band[0] <= value <= band[1]]
+    if len(holding) != 1:
+        return [], False
+    cells = chunk_text[holding[0][0] : holding[0][1]].split("|")
+    # a table of single values ("40 | 620", "30 | 465") is read between its lines, and a clearance per body
+    # surface ("ml/phút/1,73m2") is not the one the person gave: both left to the PDF
+    per_surface = bool(_PER_SURFACE.search(header.split("|")[0]))
+    clean = (not per_surface and len(body) <= SMALL_TABLE_LINES and all(b and b[0] < b[1] for b in bands)
+             and len(cells) == header.count("|") + 1 and all(c.strip() for c in cells[:2]))
+    return holding, clean
 
 
 # "..., cứ 12 giờ một lần với trẻ dưới 1 tuần tuổi, hoặc tiếp theo là 10 mg/kg, cứ 8 giờ một lần cho trẻ từ 1 tuần

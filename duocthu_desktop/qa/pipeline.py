@@ -8,6 +8,7 @@ abstention with the failure's own reason code.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -66,6 +67,7 @@ from duocthu_desktop.qa.understanding.textmatch import Text
 from duocthu_desktop.qa.verification import grounding
 from duocthu_desktop.retrieval.types import SectionResult
 from duocthu_desktop.settings import Settings
+from duocthu_desktop.text import fold
 
 FORMS_KEY = "dang_thuoc_ham_luong"  # "Dạng thuốc và hàm lượng": the forms the book lists
 
@@ -235,6 +237,10 @@ class Assistant:
         prior: Remembered | None = self.conversations.load(conversation_id) if conversation_id else None
         if prior is not None and is_follow_up(frame, prior):
             frame = merge(prior.frame, frame)
+        elif prior is not None and self._names_a_case_of(frame, prior):
+            said = frame.question.strip(" ?.!")
+            frame = merge(prior.frame, frame)
+            frame.condition = frame.condition or said
         frame = self._condition_it_treats(frame)
         timings["understand"] = time.perf_counter() - start
 
@@ -408,6 +414,23 @@ class Assistant:
         if verdict.decision == "verify_pdf" and answer.decision != "clarify" and not answer.dosage_filtered:
             answer = _send_to_pdf(answer, section)
         return self._warn_first(frame, answer, evidence, [drug_id])
+
+    def _names_a_case_of(self, frame: QueryFrame, prior: Remembered) -> bool:
+        """After a dose answer for one drug, a turn naming no drug, section or fact that names in full one of the
+        indications the drug's dose rows print ("viêm tai giữa cấp"): it chooses among that answer's doses, it is
+        not a new question."""
+        earlier = prior.frame
+        if (prior.decision not in ("answerable", "verify_pdf") or earlier.turn_type != "dosing"
+                or len(earlier.drug_ids) != 1 or frame.drug_ids or frame.unknown_drugs
+                or frame.section_key is not None or frame.turn_type != "unknown"):
+            return False
+        drug = earlier.drug_ids[0]
+        chunks = ordered_chunks(self.service.retrieve_framed(drug, DOSING))
+        if chunks and dose_fit.names_a_printed_case(section_rows(drug, chunks), frame.question):
+            return True
+        treats = [c.text for key in (patient_warnings.INDICATIONS, DOSING)
+                  for c in self.service.retrieve_framed(drug, key).chunks]
+        return _printed_as_a_run(frame.question, treats)
 
     def _condition_it_treats(self, frame: QueryFrame) -> QueryFrame:
         """A condition named with one drug sends the question to its contraindications ("Người hen dùng aspirin
@@ -657,6 +680,27 @@ def _speaks_of(answer: EngineAnswer, frame: QueryFrame) -> bool:
     """Some claim of the answer names a condition or thing the question names (beyond the drug itself)."""
     said = Said.of(frame.question, list(frame.drug_mentions.values()))
     return said.any() and any(bears_on(c.text, said) for b in answer.blocks for c in b.claims)
+
+
+_RUN_MAX_WORDS = 6
+_RUN_MIN_LETTERS = 5  # a phrase of one word: a word this long ("basedow"), never "ho", "đau"
+
+
+def _printed_as_a_run(phrase: str, texts: list[str]) -> bool:
+    """The whole phrase (a few words, no digit) is printed as one run of words in one of the texts, as typed, or
+    folded when typed without diacritics ("trầm cảm" in "Điều trị trầm cảm nặng ...")."""
+    plain = fold(phrase) == phrase.lower()
+    words = re.findall(r"\w+", fold(phrase) if plain else phrase.lower())
+    if not words or len(words) > _RUN_MAX_WORDS or any(w.isdigit() for w in words):
+        return False
+    if len(words) == 1 and len(words[0]) < _RUN_MIN_LETTERS:
+        return False
+    run = " " + " ".join(words) + " "
+    for text in texts:
+        printed = " " + " ".join(re.findall(r"\w+", fold(text) if plain else text.lower())) + " "
+        if run in printed:
+            return True
+    return False
 
 
 def _asks_its_section(frame: QueryFrame) -> bool:

@@ -195,12 +195,12 @@ def _row_for_value(text: str, lines: list[tuple[int, int]], labs) -> tuple[int, 
     asked = [lab for lab in labs if lab.analyte in named]
     if not asked:
         return None
-    analyte = asked[0].analyte
+    from duocthu_desktop.dosage.fit import table_cell_band  # the one reader of a table's first cells
+
+    value = asked[0].value
     holding = []
     for start, end in lines[1:]:
-        cell = text[start:end].split("|")[0].strip()
-        if not cell or not re.fullmatch(r"[<>≤≥\d\s,.\-–]+", cell):
-            continue
-        if lab_values.bears_on(f"{analyte} {cell}", asked):
+        band = table_cell_band(text[start:end].split("|")[0])
+        if band is not None and band[0] <= value <= band[1]:
             holding.append((start, end))
     return holding[0] if len(holding) == 1 else None

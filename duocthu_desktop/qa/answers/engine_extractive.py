@@ -39,6 +39,8 @@ __all__ = ["DOSAGE_KEY", "FACT_KEYS", "WARNING_KEYS", "ExtractiveEngine", "page_
 DOSAGE_KEY = "lieu_luong_cach_dung"
 WARNING_KEYS = frozenset({"chong_chi_dinh", "than_trong", "tuong_tac_thuoc"})
 FACT_KEYS = frozenset({"thong_tin_chung"})
+# said beside a table's row read for the patient (the app shows the page; the row is quoted as printed)
+TABLE_ROW_NOTE = "Dòng của bảng trong sách ứng với người bệnh này được trích nguyên văn, kèm tiêu đề cột của bảng."
 
 
 def _drug_name(monograph: Monograph | None, drug_id: str) -> str:
@@ -117,25 +119,29 @@ class ExtractiveEngine:
             return answer.model_copy(update={"message": message, "dosage_filtered": True})
         by_id = {c.chunk_id: c for c in chunks}
         answer = CitedAnswer()
+        tables_read = []  # for each quarantined row: its line for this patient read cleanly
         for row in fit.rows:
             chunk = by_id[row.chunk_id]
             # how to take it ("Quên uống 1 liều ..."): a statement that gives no dose is the book's instruction
             title = f"{drug} — Cách dùng" if fit.how_to and row.kind not in dose_fit.DOSE_KINDS else dose_title(drug, row)
             if row.quarantined:
-                labs = getattr(frame, "lab_values", ())
-                # the header, and the table's row whose first cell's band holds the patient's lab value
-                answer.add_quarantined(title + ": bảng cần đối chiếu trang PDF", chunk, labs)
-                # the table's line for this patient's clearance, or the one line whose first cell the question names,
-                # with its numbers, beside its header
-                lines = dose_fit.clcr_table_lines(row, chunk.text, frame.clcr) if frame.clcr is not None else []
-                if not lines and not labs:
-                    lines = dose_fit.table_lines_named(row, chunk.text, frame.question)
+                # the table's header, and its line for this patient (the band holding the clearance or the lab
+                # value its header names, or the one line whose first cell the question names), with its numbers
+                lines, clean = dose_fit.table_row_for_patient(row, chunk.text, frame.clcr,
+                                                              getattr(frame, "lab_values", ()), frame.question)
+                tables_read.append(clean)
+                table_title = title + (": dòng của bảng" if clean else ": bảng cần đối chiếu trang PDF")
+                answer.add_quarantined(table_title, chunk)
                 for start, end in lines:
-                    answer.add(title + ": bảng cần đối chiếu trang PDF", "dosage", chunk, start, end)
+                    answer.add(table_title, "dosage", chunk, start, end)
             else:
                 answer.add(title, "dosage", chunk, row.start, row.end)
         message = join_messages(unread_route, *fit.notes)
-        if fit.quarantined:
+        if fit.quarantined and tables_read == [True]:
+            # the one small table whose row for this patient reads cleanly (its band, every column): the row is the
+            # answer (two tables for one patient are told apart by what the PDF's pages say around them)
+            result = answer.result(None, join_messages(message, TABLE_ROW_NOTE))
+        elif fit.quarantined:
             result = answer.result(Reason.QUARANTINED_EVIDENCE, join_messages(message, quarantine_message()))
         else:
             result = answer.result(None, message)

@@ -26,6 +26,7 @@ from duocthu_desktop.qa.conversation.sqlite_file import SqliteFile
 from duocthu_desktop.qa.conversation.traces import TRACES_FILE, TraceStore
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.qa.understanding.section_asked import INTERACTION
+from duocthu_desktop.text import fold
 
 log = logging.getLogger(__name__)
 
@@ -269,7 +270,7 @@ def is_follow_up(new: QueryFrame, prior: Remembered) -> bool:
         return True  # "Bệnh nhân dị ứng aspirin thì sao?" after a clopidogrel question: still clopidogrel
     if new.turn_type == "condition_to_drug":
         return False
-    has_drug = bool(new.drug_ids or new.unknown_drugs)
+    has_drug = bool(new.drug_ids or named_unknowns(new))
     if has_drug and (new.section_key is not None or new.turn_type == "interaction"):
         return False  # a whole new question
     if prior.decision == "clarify":
@@ -278,6 +279,13 @@ def is_follow_up(new: QueryFrame, prior: Remembered) -> bool:
     # to the patient or the case ("Nếu bệnh nhân có suy gan nhẹ thì sao?", "Nếu là phẫu thuật chỉnh hình lớn?")
     return (has_drug or new.section_key is not None or any(getattr(new, f) is not None for f in _FACT_FIELDS)
             or _adds_to_the_case(new))
+
+
+def named_unknowns(new: QueryFrame) -> list[str]:
+    """The turn's words read as drugs the book lacks, less those inside the condition it names ("viêm đại tràng
+    do Clostridium difficile"): an organism or an eponym of the case is not a new subject."""
+    inside = " " + " ".join(fold(new.condition or "").lower().split()) + " "
+    return [u for u in new.unknown_drugs if f" {fold(u).lower()} " not in inside]
 
 
 def _adds_to_the_case(new: QueryFrame) -> bool:
@@ -370,7 +378,7 @@ def merge(prior: QueryFrame, new: QueryFrame) -> QueryFrame:
         _swap_partner(merged, prior, new)
     elif context_only:
         _keep_subject(merged, prior, new)
-    elif new.drug_ids or new.unknown_drugs:
+    elif new.drug_ids or named_unknowns(new):
         named = new.model_copy(deep=True)
         for name in (*_DRUG_FIELDS, "context_drugs", "context_section"):
             setattr(merged, name, getattr(named, name))

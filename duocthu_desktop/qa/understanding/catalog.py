@@ -22,6 +22,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     CLASS_WORDS,
     DRUG_HEAD_WORDS,
     DRUG_SUFFIXES,
+    EPONYM_HEAD_WORDS,
     FORM_SUFFIXES,
     LAB_VALUE_WORDS,
     NOT_DRUG_WORDS,
@@ -103,6 +104,7 @@ class Resolution:
     matches: list[DrugMatch] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)  # drug-like words not in the formulary
     classes: list[str] = field(default_factory=list)  # class words the book uses
+    near_two: list[str] = field(default_factory=list)  # one typo from the names of two drugs: neither is read
 
     @property
     def drug_ids(self) -> list[str]:
@@ -180,6 +182,15 @@ class Catalog:
     def _derive(self) -> None:
         """The lookups made from the names (cheap): what `from_data` need not store."""
         self._single_long = [n for key, n in self._names.items() if len(key) == 1 and len(key[0]) >= TYPO_MIN_LETTERS]
+        self._near_single = _deletion_index([n.tokens[0] for n in self._single_long])
+        # a name of several words with one long word mistyped ("tim gendian"): the name with that word left out,
+        # and where -> the names
+        self._typo_slots: dict[tuple[int, tuple[str, ...]], list[tuple[Name, int]]] = defaultdict(list)
+        for key, name in self._names.items():
+            if 1 < len(key) <= MAX_NAME_TOKENS:
+                for p, tok in enumerate(key):
+                    if len(tok) >= TYPO_MIN_LETTERS and tok.isalpha():
+                        self._typo_slots[(p, key[:p] + ("",) + key[p + 1 :])].append((name, p))
         self._prefix_heads: dict[str, list[Name]] = defaultdict(list)  # a book name's first token -> names
         for key, name in self._book_names.items():
             self._prefix_heads[key[0]].append(name)
@@ -414,7 +425,11 @@ class Catalog:
             if word in SALT_WORDS and res.matches and res.matches[-1].end == i:
                 i += 1  # "ciprofloxacin hydroclorid": the salt of the drug just named, not another drug
                 continue
-            if self._drug_like(word, original) or self._named_as_drug(words, typed, i):
+            if _names_a_disease(text, spans, typed, i):
+                pass  # "hội chứng Zollinger-Ellison": the disease's name, not a drug the book lacks
+            elif self.is_ambiguous_typo(word, typed[i]):
+                res.near_two.append(original)  # not a drug the book lacks: a name the person must say again
+            elif self._drug_like(word, original) or self._named_as_drug(words, typed, i):
                 res.unknown.append(original)
             elif self._latin_word(word, original) and not _lab_value_follows(typed[i + 1 : i + 2]):
                 latin.append((len(res.unknown), original, word))
@@ -434,16 +449,61 @@ class Catalog:
             name = self._names.get(tuple(words[i : i + length]))
             if name is not None and _spelled_as_typed(name, typed[i : i + length]):
                 return name, length, "exact"
+        found = self._typo_in_several(words, typed, i)
+        if found is not None:
+            return found
         word = words[i]
         if has_diacritics(typed[i]) or not word.isalpha() or is_vietnamese_word(word):
             return None
-        if len(word) >= TYPO_MIN_LETTERS and not self._word_spread.get(word):
-            # a word the book itself prints ("candida") is no misspelling of a name one letter away ("Candid")
-            for name in self._single_long:
-                if abs(len(name.tokens[0]) - len(word)) <= 1 and _within_one_edit(word, name.tokens[0]):
-                    return name, 1, "typo"
+        near = self._typo_names(word) if self._may_be_typo(word, typed[i]) else []
         prefixed = self._prefix_of(word)
-        return (prefixed, 1, "prefix") if prefixed is not None else None
+        drugs = {n.drug_id for n in near} | ({prefixed.drug_id} if prefixed is not None else set())
+        if len(drugs) != 1:
+            return None  # no name, or two drugs' names ("vanco" starts one, is a letter short of another's brand)
+        if prefixed is not None and (len(word) < TYPO_MIN_LETTERS or not near):
+            return prefixed, 1, "prefix"  # five letters that start a title read as its start, not as a typo
+        return near[0], 1, "typo"
+
+    def _may_be_typo(self, word: str, typed: str) -> bool:
+        """A plain Latin word, not Vietnamese, that the book itself never prints ("candida" is no misspelling of a
+        brand "Candid" one letter away), one letter short of a long name at least."""
+        return (word.isalpha() and not has_diacritics(typed) and not is_vietnamese_word(word)
+                and word not in NOT_DRUG_WORDS and len(word) >= TYPO_MIN_LETTERS - 1 and not self._word_spread.get(word))
+
+    def _typo_names(self, word: str) -> list[Name]:
+        """The one-word names of six letters or more one edit from the word (a word of five letters: only a name
+        it drops one letter of). Names of two drugs among them name neither: the caller asks which."""
+        near = {w for d in _deletions(word) for w in self._near_single.get(d, ())}
+        out = [self._names[(w,)] for w in sorted(near) if _within_one_edit(word, w)
+               and (len(word) >= TYPO_MIN_LETTERS or len(w) == len(word) + 1)]
+        return sorted(out, key=lambda n: _KIND_RANK[n.kind])
+
+    def is_ambiguous_typo(self, word: str, typed: str) -> bool:
+        """One edit from the names of two or more drugs, or from one's and the start of another's (neither is
+        read)."""
+        if not self._may_be_typo(word, typed):
+            return False
+        prefixed = self._prefix_of(word)
+        drugs = {n.drug_id for n in self._typo_names(word)} | ({prefixed.drug_id} if prefixed is not None else set())
+        return len(drugs) > 1
+
+    def _typo_in_several(self, words: list[str], typed: list[str], i: int) -> tuple[Name, int, str] | None:
+        """A name of several words typed with one of its long words one edit off, the others as printed; None
+        when no name, or the names of two drugs, fit."""
+        for length in range(min(MAX_NAME_TOKENS, len(words) - i), 1, -1):
+            key = tuple(words[i : i + length])
+            found: list[Name] = []
+            for p in range(length):
+                if not self._may_be_typo(key[p], typed[i + p]):
+                    continue
+                for name, _ in self._typo_slots.get((p, key[:p] + ("",) + key[p + 1 :]), ()):
+                    if _within_one_edit(key[p], name.tokens[p]) and _spelled_as_typed(name, typed[i : i + length]):
+                        found.append(name)
+            if found:
+                if len({n.drug_id for n in found}) > 1:
+                    return None
+                return min(found, key=lambda n: _KIND_RANK[n.kind]), length, "typo"
+        return None
 
     def _prefix_of(self, word: str) -> Name | None:
         """The one formulary title/INN a clinician's short form starts ("para", "cipro", "amox"), or None.
@@ -497,6 +557,23 @@ class Catalog:
 
 _DRUG_HEADS_TYPED = frozenset(DRUG_HEAD_WORDS)
 _DRUG_HEAD_WORDS = frozenset(fold(w) for w in DRUG_HEAD_WORDS)
+
+
+_EPONYM_HEADS = tuple(tuple(w.split()) for w in EPONYM_HEAD_WORDS)
+
+
+def _names_a_disease(text: str, spans: list[tuple[str, int, int]], typed: list[str], i: int) -> bool:
+    """The word is a disease's name: right after "hội chứng" / "bệnh" (as typed, or typed plain), or joined by a
+    hyphen to such a name ("Zollinger-Ellison")."""
+    j = i
+    while j > 0 and text[spans[j - 1][2] : spans[j][1]] == "-":
+        j -= 1
+    for head in _EPONYM_HEADS:
+        k = j - len(head)
+        if k >= 0 and all(typed[k + n] == w or (not has_diacritics(typed[k + n]) and typed[k + n] == fold(w))
+                          for n, w in enumerate(head)):
+            return True
+    return False
 
 
 def _is_drug_head(typed: str) -> bool:

@@ -59,7 +59,8 @@ _COUNTS = ("bach_cau_trung_tinh", "bach_cau", "tieu_cau")
 
 _NUM = r"(\d{1,3}(?:[  ]\d{3})+|\d+(?:[.,]\d+)?)"
 _UNIT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
-_FILLER = r"(?:\s*(?:mau|huyet thanh|huyet tuong|huyet|niệu|nieu|la|=|:|con|o muc|khoang|dem|so luong))*"
+_FILLER = (r"(?:\s*(?:mau|huyet thanh|huyet tuong|huyet|niệu|nieu|la|=|:|con|o muc|khoang|dem|so luong"
+           r"|do duoc|hien tai|hien|luc nay))*")  # "APTT đo được 100 giây", "INR hiện tại 4"
 _BELOW = ("<", "≤", "duoi", "nho hon", "thap hon", "it hon", "khong qua", "khong vuot qua", "toi da")
 _ABOVE = (">", "≥", "tren", "lon hon", "cao hon", "vuot qua", "qua", "it nhat", "toi thieu", "tu")
 _CMP = "|".join(re.escape(c) for c in sorted(_BELOW + _ABOVE, key=len, reverse=True))

@@ -702,6 +702,8 @@ SALT_WORDS: frozenset[str] = frozenset(
 )
 # "thuốc X123", "biệt dược Zyx", "hoạt chất Y": the word after these is one the person calls a drug.
 DRUG_HEAD_WORDS: tuple[str, ...] = ("thuốc", "dược", "chất")
+# "Hội chứng Zollinger-Ellison", "bệnh Lyme": the name after these words is the disease's, never a drug's.
+EPONYM_HEAD_WORDS: tuple[str, ...] = ("hội chứng", "bệnh")
 # "How is it taken?": the way of giving it, not an amount.
 HOW_TO_PHRASES: tuple[str, ...] = (
     "cách dùng", "cách uống", "dùng như thế nào", "dùng thế nào", "uống như thế nào", "uống thế nào",

@@ -129,7 +129,8 @@ def understand(text: str, catalog: Catalog) -> QueryFrame:
         pregnant=extractors.is_pregnant(clean),
         breastfeeding=extractors.is_breastfeeding(clean),
         non_human=scope.is_non_human(clean),
-        non_medical=not drug_ids and scope.is_non_medical(clean),
+        non_medical=not drug_ids and scope.is_non_medical(clean) and not _asks_for_a_patient(ask.key, age, weight,
+                                                                                            population, clean),
         injection_attempt=scope.is_injection_attempt(raw_text),
         via_trade_name=resolution.via_trade_name,
         ranking=any_of(clean, RANKING_PHRASES),
@@ -152,6 +153,13 @@ def understand(text: str, catalog: Catalog) -> QueryFrame:
         if partner:  # "Còn với thuốc có sắt thì sao?": a partner for the conversation's drug (see memory)
             frame.drug_classes = [partner]
     return frame
+
+
+def _asks_for_a_patient(section: str | None, age, weight, population, text: Text) -> bool:
+    """A section of the book asked for a patient named by group, age, weight or route ("Ỉa chảy ở khách du lịch,
+    người lớn uống bao nhiêu?", a follow-up naming no drug): a clinical question, whatever other words it holds."""
+    return section is not None and (age is not None or weight is not None or population is not None
+                                    or extractors.extract_route(text) is not None)
 
 
 def _names_nothing(frame: QueryFrame) -> bool:
