@@ -33,6 +33,7 @@ from duocthu_desktop.qa.answers.sentences import split_sentences
 from duocthu_desktop.qa.understanding import lab_values
 from duocthu_desktop.qa.understanding.lexicon import (
     MISSED_DOSE_PHRASES,
+    QUESTION_CUES,
     ROUTE_PHRASES,
     ROUTE_PHRASES_TYPED_ONLY,
     WHICH_DRUG_PHRASES,
@@ -497,6 +498,9 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
         said = _saying_the_phrase(frame.question, ask.section, sentences)
         if said:
             return _cited(said, drug)
+        cued = _cued_section(frame.question, ask.section, sentences, names)
+        if cued:
+            return _cited(cued, drug)
     parts = question_parts(frame.question)
     if len(parts) > 1:
         # "nồng độ tối đa bao nhiêu và phải truyền trong bao lâu?": each asking part gets its own sentence
@@ -577,6 +581,26 @@ def _saying_the_phrase(question: str, section: str, sentences: list[Sentence]) -
         return []
     printing = [s for s in sentences if s.section_key == section and find(Text.of(s.text), asked.phrase)]
     return printing[: MAX_SENTENCES + 1]
+
+
+def _cued_section(question: str, section: str, sentences: list[Sentence], names: list[str]) -> list[Sentence]:
+    """"X cất giữ thế nào cho khỏi hỏng?": a section chosen by a ward's words for it (QUESTION_CUES), not by words
+    its sentences print; when the question's other words are ones the section never prints, what it asks is the
+    section itself: its first sentences, in the book's order. [] when the section was named otherwise, or when
+    the question asks something more the section could print (the words then decide)."""
+    asked = route_section(Text.of(expand_abbreviations(question)))
+    if asked.key != section or asked.phrase not in _CUE_PHRASES:
+        return []
+    own = [s for s in sentences if s.section_key == section]
+    cue_words = {fold(w) for w in _WORD.findall(asked.phrase)}
+    terms = [t for t in question_terms(question, names) if t.folded not in cue_words]
+    bags = [_Bag.of(s.text) for s in own]
+    if any(b.has(t) for t in terms for b in bags):
+        return []
+    return own[: MAX_SENTENCES + 1]
+
+
+_CUE_PHRASES = frozenset(p for p, _ in QUESTION_CUES)
 
 
 # "xử trí thế nào", "thuốc giải độc", "dùng thuốc giải gì", "trung hòa bằng gì": what to do, not what happens
