@@ -451,3 +451,20 @@ def test_the_drug_name_between_the_asking_words_does_not_part_them() -> None:
     assert without_names("Dùng Testamin thế nào?", ["testamin"]) == "Dùng thế nào?"
     assert sentence_ask(_frame("Hướng dẫn dùng testamin thế nào?", section_key="lieu_luong_cach_dung",
                                turn_type="dosing")) == SentenceAsk("how_to", "lieu_luong_cach_dung")
+
+
+def test_a_thing_the_named_section_never_prints_is_answered_by_the_sentence_elsewhere_that_names_it():
+    """"Pha testamin vào chai Hartmann được không?": Tương kỵ says what not to mix in general words; the dosage
+    section's preparation names the solution: that sentence first, the section's own after it."""
+    chunks = _with("tuong_ky", "Không pha lẫn testamin với các dung dịch chứa calci. Tráng dây truyền giữa hai lần "
+                   "tiêm.") + [Chunk(chunk_id=f"{DRUG}__lieu_luong_cach_dung__2", drug_id=DRUG,
+                                     section_key="lieu_luong_cach_dung", part_index=2,
+                                     text="Pha dung dịch tiêm: Không dùng dung dịch Hartmann để hòa tan testamin.",
+                                     printed_pages=[507], physical_pages=[17])]
+    frame = _frame("Pha testamin vào chai Hartmann để truyền được không?", turn_type="drug_attribute",
+                   section_key="tuong_ky")
+    answer = sentence_answer.answer(SentenceAsk("focused", "tuong_ky"), frame, chunks, MONOGRAPH)
+    claims = "\n".join(c.text for b in answer.blocks for c in b.claims)
+    assert "Không dùng dung dịch Hartmann" in claims
+    assert answer.citations[0].section_key == "lieu_luong_cach_dung"
+    assert "Quá mẫn" not in claims

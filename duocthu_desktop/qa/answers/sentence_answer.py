@@ -32,10 +32,13 @@ from duocthu_desktop.qa.answers.engine_types import EngineAnswer
 from duocthu_desktop.qa.answers.sentences import split_sentences
 from duocthu_desktop.qa.understanding import lab_values
 from duocthu_desktop.qa.understanding.lexicon import (
+    GIVING_PHRASES,
+    HOW_TO_PHRASES,
     MISSED_DOSE_PHRASES,
     QUESTION_CUES,
     ROUTE_PHRASES,
     ROUTE_PHRASES_TYPED_ONLY,
+    SECTION_PHRASES,
     WHICH_DRUG_PHRASES,
     expand_abbreviations,
 )
@@ -495,6 +498,9 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
             top = own[0].score
             chosen = [s.sentence for s in own[:MAX_SENTENCES] if s.score >= KEEP_WITHIN * top]
             return _cited(_with_next(chosen, own, sentences, same_section=True), drug)
+        elsewhere = _named_elsewhere(frame.question, ask.section, sentences, names, own)
+        if elsewhere:
+            return _cited(elsewhere, drug)
         said = _saying_the_phrase(frame.question, ask.section, sentences)
         if said:
             return _cited(said, drug)
@@ -581,6 +587,43 @@ def _saying_the_phrase(question: str, section: str, sentences: list[Sentence]) -
         return []
     printing = [s for s in sentences if s.section_key == section and find(Text.of(s.text), asked.phrase)]
     return printing[: MAX_SENTENCES + 1]
+
+
+# The words the app's own tables use to ask (a section's words, a route's, how it is given or kept, a ward's
+# cues): "pha", "truyền", "chai" say how something is asked, not the thing asked about.
+_ASKING_VOCABULARY = frozenset(
+    fold(w) for phrase in (*(p for p, _ in SECTION_PHRASES), *(p for p, _ in QUESTION_CUES),
+                           *(p for p, _ in ROUTE_PHRASES), *GIVING_PHRASES, *HOW_TO_PHRASES)
+    for w in _WORD.findall(phrase))
+RARE_IN_DRUG = 3  # a word printed in at most this many of the drug's sentences names a thing ("Ringer lactat")
+
+
+def _named_elsewhere(question: str, section: str, sentences: list[Sentence], names: list[str],
+                     own: list[Scored]) -> list[Sentence]:
+    """"Pha X vào chai Ringer lactat được không?": the section named (Tương kỵ) never prints the thing the
+    question names, a sentence elsewhere of the drug does ("Không dùng dung dịch Ringer lactat hòa tan thuốc ...",
+    in the dosage section's preparation): those sentences first, then the named section's best. [] when the
+    section prints every rare word the question holds, or no sentence elsewhere holds enough of the question."""
+    terms = question_terms(question, names)
+    bags = {id(s): _Bag.of(s.text) for s in sentences}
+    in_section = [bags[id(s)] for s in sentences if s.section_key == section]
+    if not in_section:
+        return []
+    rare = [t for t in terms if t.folded not in _ASKING_VOCABULARY
+            and 0 < sum(1 for b in bags.values() if b.has(t)) <= RARE_IN_DRUG
+            and not any(b.has(t) for b in in_section)]
+    if not rare:
+        return []
+    scored = rank(question, sentences, names, [section], None)
+    if not scored:
+        return []
+    top = scored[0].score
+    chosen = [s.sentence for s in scored[:MAX_SENTENCES]
+              if s.sentence.section_key != section and s.lexical >= MIN_COVERAGE_WITH_MEANING
+              and s.score >= KEEP_WITHIN * top and any(bags[id(s.sentence)].has(t) for t in rare)]
+    if not chosen:
+        return []
+    return chosen + [s.sentence for s in own[:2] if s.lexical > 0 and s.sentence not in chosen]
 
 
 def _cued_section(question: str, section: str, sentences: list[Sentence], names: list[str]) -> list[Sentence]:
