@@ -111,7 +111,7 @@ def _kinds_printed(chunks) -> set[str]:
     return kinds
 
 
-def cases(index: Path, part: str | None) -> list[dict]:
+def cases(index: Path, part: str | None, templates: set[int] | None = None) -> list[dict]:
     monographs = read_monographs(index / MONOGRAPHS_FILE)
     allowed = None
     if part is not None:
@@ -125,8 +125,10 @@ def cases(index: Path, part: str | None) -> list[dict]:
         if allowed is not None and m.drug_id not in allowed:
             continue
         for kind in sorted(_kinds_printed(chunks[m.drug_id])):
-            key, templates = TEMPLATES[kind]
-            for n, template in enumerate(templates):
+            key, phrasings = TEMPLATES[kind]
+            for n, template in enumerate(phrasings):
+                if templates is not None and n not in templates:
+                    continue
                 out.append({"id": f"{m.drug_id}:{kind}:{n}", "drug_id": m.drug_id, "kind": kind, "key": key,
                             "question": template.format(a=_name(m.title))})
     return out
@@ -146,7 +148,7 @@ def judge(case: dict, payload) -> str:
     return "ok"
 
 
-def run(index: Path, part: str | None) -> dict:
+def run(index: Path, part: str | None, templates: set[int] | None = None) -> dict:
     from duocthu_desktop.cli_eval import keep_out_of_history
     from duocthu_desktop.qa.pipeline import Assistant
     from duocthu_desktop.settings import Settings
@@ -157,7 +159,7 @@ def run(index: Path, part: str | None) -> dict:
     results = []
     with tempfile.TemporaryDirectory(prefix="duocthu-probe-") as scratch:
         keep_out_of_history(assistant, Path(scratch))
-        for n, case in enumerate(cases(index, part)):
+        for n, case in enumerate(cases(index, part, templates)):
             payload = assistant.ask(case["question"], conversation_id=f"probe-{n}")
             results.append(case | {"outcome": judge(case, payload),
                                    "cited": [c.section_key for c in payload.citations][:4]})
@@ -176,9 +178,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--index", type=Path, required=True)
     parser.add_argument("--part", choices=("tuning",), default=None, help="sample-e: its tuning monographs only")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--templates", default=None,
+                        help="comma-separated template numbers (0-2) to ask, all by default (a quicker pass)")
     parser.add_argument("--show", type=int, default=0, help="print this many wrong answers")
     args = parser.parse_args(argv)
-    report = run(args.index, args.part)
+    chosen = {int(n) for n in args.templates.split(",")} if args.templates else None
+    report = run(args.index, args.part, chosen)
     if args.json:
         args.json.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print(f"{args.index}: {report['right']}/{report['asked']} right")
