@@ -400,3 +400,71 @@ def test_which_drugs_reads_the_sentence_printing_the_list_first():
                    section_key="tuong_tac_thuoc")
     answer = sentence_answer.answer(sentence_ask(frame), frame, chunks, MONOGRAPH)
     assert "alphamin, betamin, gammamin, deltamin" in answer.blocks[0].claims[0].text
+
+
+@pytest.mark.parametrize(
+    ("question", "shown", "section"),
+    [
+        ("Testamin cất giữ thế nào cho khỏi hỏng?", "15 - 30 °C", "do_on_dinh_bao_quan"),
+        ("Lỡ uống nhiều testamin quá thì xử trí sao?", "Rửa dạ dày", "qua_lieu_xu_tri"),
+        ("Bệnh nhân dùng nhầm testamin thì cấp cứu thế nào?", "Rửa dạ dày", "qua_lieu_xu_tri"),
+        ("Hướng dẫn bệnh nhân dùng testamin thế nào cho đúng?", "sau bữa ăn", "lieu_luong_cach_dung"),
+        ("Dùng testamin hay gặp phản ứng gì?", "Buồn nôn", "tac_dung_khong_mong_muon"),
+        ("Dùng testamin cần theo dõi gì?", "Thận trọng ở người suy thận", "than_trong"),
+    ],
+)
+def test_a_ward_question_without_the_heading_words_gets_its_section_not_the_contraindications(
+        testamin_assistant, question: str, shown: str, section: str) -> None:
+    payload = testamin_assistant.ask(question, conversation_id=str(uuid.uuid4()))
+    assert payload.decision == "answerable", payload.message
+    assert shown in _claims(payload)
+    assert section in {c.section_key for c in payload.citations}
+    assert "Quá mẫn" not in _claims(payload)
+    _grounded(payload)
+
+
+@pytest.mark.parametrize(
+    ("question", "key"),
+    [
+        ("để ở nhiệt độ nào?", "do_on_dinh_bao_quan"),
+        ("có gây dị tật thai nhi không?", "thoi_ky_mang_thai"),
+        ("đào thải qua đâu?", "duoc_ly_co_che"),
+        ("cần theo dõi gì?", "than_trong"),
+        ("uống trước hay sau bữa ăn?", "lieu_luong_cach_dung"),
+        # a section, a dose or a can-I named as well keeps going there
+        ("liều người lớn, cần theo dõi gì?", "lieu_luong_cach_dung"),
+        ("chống chỉ định, cần theo dõi gì?", "chong_chi_dinh"),
+        ("cần theo dõi gì, có dùng được không?", "chong_chi_dinh"),
+        ("trẻ sốt bao nhiêu độ", None),
+    ],
+)
+def test_question_cues_choose_a_section_only_when_nothing_else_does(question: str, key) -> None:
+    from duocthu_desktop.qa.understanding.section_asked import route_section
+    from duocthu_desktop.qa.understanding.textmatch import Text
+
+    assert route_section(Text.of(question)).key == key
+
+
+def test_the_drug_name_between_the_asking_words_does_not_part_them() -> None:
+    from duocthu_desktop.qa.understanding.section_asked import without_names
+
+    assert without_names("Dùng Testamin thế nào?", ["testamin"]) == "Dùng thế nào?"
+    assert sentence_ask(_frame("Hướng dẫn dùng testamin thế nào?", section_key="lieu_luong_cach_dung",
+                               turn_type="dosing")) == SentenceAsk("how_to", "lieu_luong_cach_dung")
+
+
+def test_a_thing_the_named_section_never_prints_is_answered_by_the_sentence_elsewhere_that_names_it():
+    """"Pha testamin vào chai Hartmann được không?": Tương kỵ says what not to mix in general words; the dosage
+    section's preparation names the solution: that sentence first, the section's own after it."""
+    chunks = _with("tuong_ky", "Không pha lẫn testamin với các dung dịch chứa calci. Tráng dây truyền giữa hai lần "
+                   "tiêm.") + [Chunk(chunk_id=f"{DRUG}__lieu_luong_cach_dung__2", drug_id=DRUG,
+                                     section_key="lieu_luong_cach_dung", part_index=2,
+                                     text="Pha dung dịch tiêm: Không dùng dung dịch Hartmann để hòa tan testamin.",
+                                     printed_pages=[507], physical_pages=[17])]
+    frame = _frame("Pha testamin vào chai Hartmann để truyền được không?", turn_type="drug_attribute",
+                   section_key="tuong_ky")
+    answer = sentence_answer.answer(SentenceAsk("focused", "tuong_ky"), frame, chunks, MONOGRAPH)
+    claims = "\n".join(c.text for b in answer.blocks for c in b.claims)
+    assert "Không dùng dung dịch Hartmann" in claims
+    assert answer.citations[0].section_key == "lieu_luong_cach_dung"
+    assert "Quá mẫn" not in claims

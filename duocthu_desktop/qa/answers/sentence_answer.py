@@ -32,9 +32,13 @@ from duocthu_desktop.qa.answers.engine_types import EngineAnswer
 from duocthu_desktop.qa.answers.sentences import split_sentences
 from duocthu_desktop.qa.understanding import lab_values
 from duocthu_desktop.qa.understanding.lexicon import (
+    GIVING_PHRASES,
+    HOW_TO_PHRASES,
     MISSED_DOSE_PHRASES,
+    QUESTION_CUES,
     ROUTE_PHRASES,
     ROUTE_PHRASES_TYPED_ONLY,
+    SECTION_PHRASES,
     WHICH_DRUG_PHRASES,
     expand_abbreviations,
 )
@@ -494,9 +498,15 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
             top = own[0].score
             chosen = [s.sentence for s in own[:MAX_SENTENCES] if s.score >= KEEP_WITHIN * top]
             return _cited(_with_next(chosen, own, sentences, same_section=True), drug)
+        elsewhere = _named_elsewhere(frame.question, ask.section, sentences, names, own)
+        if elsewhere:
+            return _cited(elsewhere, drug)
         said = _saying_the_phrase(frame.question, ask.section, sentences)
         if said:
             return _cited(said, drug)
+        cued = _cued_section(frame.question, ask.section, sentences, names)
+        if cued:
+            return _cited(cued, drug)
     parts = question_parts(frame.question)
     if len(parts) > 1:
         # "nồng độ tối đa bao nhiêu và phải truyền trong bao lâu?": each asking part gets its own sentence
@@ -577,6 +587,63 @@ def _saying_the_phrase(question: str, section: str, sentences: list[Sentence]) -
         return []
     printing = [s for s in sentences if s.section_key == section and find(Text.of(s.text), asked.phrase)]
     return printing[: MAX_SENTENCES + 1]
+
+
+# The words the app's own tables use to ask (a section's words, a route's, how it is given or kept, a ward's
+# cues): "pha", "truyền", "chai" say how something is asked, not the thing asked about.
+_ASKING_VOCABULARY = frozenset(
+    fold(w) for phrase in (*(p for p, _ in SECTION_PHRASES), *(p for p, _ in QUESTION_CUES),
+                           *(p for p, _ in ROUTE_PHRASES), *GIVING_PHRASES, *HOW_TO_PHRASES)
+    for w in _WORD.findall(phrase))
+RARE_IN_DRUG = 3  # a word printed in at most this many of the drug's sentences names a thing ("Ringer lactat")
+
+
+def _named_elsewhere(question: str, section: str, sentences: list[Sentence], names: list[str],
+                     own: list[Scored]) -> list[Sentence]:
+    """"Pha X vào chai Ringer lactat được không?": the section named (Tương kỵ) never prints the thing the
+    question names, a sentence elsewhere of the drug does ("Không dùng dung dịch Ringer lactat hòa tan thuốc ...",
+    in the dosage section's preparation): those sentences first, then the named section's best. [] when the
+    section prints every rare word the question holds, or no sentence elsewhere holds enough of the question."""
+    terms = question_terms(question, names)
+    bags = {id(s): _Bag.of(s.text) for s in sentences}
+    in_section = [bags[id(s)] for s in sentences if s.section_key == section]
+    if not in_section:
+        return []
+    rare = [t for t in terms if t.folded not in _ASKING_VOCABULARY
+            and 0 < sum(1 for b in bags.values() if b.has(t)) <= RARE_IN_DRUG
+            and not any(b.has(t) for b in in_section)]
+    if not rare:
+        return []
+    scored = rank(question, sentences, names, [section], None)
+    if not scored:
+        return []
+    top = scored[0].score
+    chosen = [s.sentence for s in scored[:MAX_SENTENCES]
+              if s.sentence.section_key != section and s.lexical >= MIN_COVERAGE_WITH_MEANING
+              and s.score >= KEEP_WITHIN * top and any(bags[id(s.sentence)].has(t) for t in rare)]
+    if not chosen:
+        return []
+    return chosen + [s.sentence for s in own[:2] if s.lexical > 0 and s.sentence not in chosen]
+
+
+def _cued_section(question: str, section: str, sentences: list[Sentence], names: list[str]) -> list[Sentence]:
+    """"X cất giữ thế nào cho khỏi hỏng?": a section chosen by a ward's words for it (QUESTION_CUES), not by words
+    its sentences print; when the question's other words are ones the section never prints, what it asks is the
+    section itself: its first sentences, in the book's order. [] when the section was named otherwise, or when
+    the question asks something more the section could print (the words then decide)."""
+    asked = route_section(Text.of(expand_abbreviations(question)))
+    if asked.key != section or asked.phrase not in _CUE_PHRASES:
+        return []
+    own = [s for s in sentences if s.section_key == section]
+    cue_words = {fold(w) for w in _WORD.findall(asked.phrase)}
+    terms = [t for t in question_terms(question, names) if t.folded not in cue_words]
+    bags = [_Bag.of(s.text) for s in own]
+    if any(b.has(t) for t in terms for b in bags):
+        return []
+    return own[: MAX_SENTENCES + 1]
+
+
+_CUE_PHRASES = frozenset(p for p, _ in QUESTION_CUES)
 
 
 # "xử trí thế nào", "thuốc giải độc", "dùng thuốc giải gì", "trung hòa bằng gì": what to do, not what happens

@@ -71,6 +71,15 @@ SECTION_PHRASES: tuple[tuple[str, str], ...] = (
     ("ngộ độc", "qua_lieu_xu_tri"),
     ("uống nhầm", "qua_lieu_xu_tri"),
     ("giải độc", "qua_lieu_xu_tri"),
+    # more than meant, taken by mistake: an overdose however it is said ("lỡ uống nhiều quá", "dùng nhầm")
+    ("lỡ uống nhiều", "qua_lieu_xu_tri"),
+    ("lỡ dùng nhiều", "qua_lieu_xu_tri"),
+    ("uống nhiều quá", "qua_lieu_xu_tri"),
+    ("dùng nhiều quá", "qua_lieu_xu_tri"),
+    ("quá tay", "qua_lieu_xu_tri"),
+    ("dùng nhầm", "qua_lieu_xu_tri"),
+    ("nhầm liều", "qua_lieu_xu_tri"),
+    ("nuốt phải", "qua_lieu_xu_tri"),
     ("xử trí adr", "xu_tri_adr"),
     ("xử trí tác dụng không mong muốn", "xu_tri_adr"),
     ("xử trí tác dụng phụ", "xu_tri_adr"),
@@ -211,6 +220,63 @@ SECTION_PHRASES: tuple[tuple[str, str], ...] = (
     ("dùng cho những bệnh gì", "chi_dinh"),
     ("trị những bệnh gì", "chi_dinh"),
     ("chữa những bệnh gì", "chi_dinh"),
+)
+# What a ward asks without naming a section, and the section whose sentences answer it: tried only when no
+# section phrase, population word or can-I phrase chose one (a question naming a dose or a contraindication
+# goes there first), so a question with none of a heading's words is not read as the contraindications'.
+# General Vietnamese; the list order is the priority.
+QUESTION_CUES: tuple[tuple[str, str], ...] = (
+    # kept, not given: where and how the product is stored
+    ("để ở nhiệt độ", "do_on_dinh_bao_quan"),
+    ("giữ ở nhiệt độ", "do_on_dinh_bao_quan"),
+    ("cất giữ", "do_on_dinh_bao_quan"),
+    ("cất ở", "do_on_dinh_bao_quan"),
+    ("cất thuốc", "do_on_dinh_bao_quan"),
+    ("khỏi hỏng", "do_on_dinh_bao_quan"),
+    ("bị hỏng", "do_on_dinh_bao_quan"),
+    ("tránh ánh sáng", "do_on_dinh_bao_quan"),
+    ("để được bao lâu", "do_on_dinh_bao_quan"),
+    # the unborn child: the pregnancy section
+    ("thai nhi", "thoi_ky_mang_thai"),
+    ("dị tật", "thoi_ky_mang_thai"),
+    ("quái thai", "thoi_ky_mang_thai"),
+    ("nhau thai", "thoi_ky_mang_thai"),
+    # into the milk: the breast-feeding section
+    ("qua sữa", "thoi_ky_cho_con_bu"),
+    ("vào sữa", "thoi_ky_cho_con_bu"),
+    # how the body handles it: the pharmacology section (its pharmacokinetics)
+    ("đào thải", "duoc_ly_co_che"),
+    ("thải qua", "duoc_ly_co_che"),
+    ("bán thải", "duoc_ly_co_che"),
+    ("nồng độ đỉnh", "duoc_ly_co_che"),
+    ("bắt đầu có tác dụng", "duoc_ly_co_che"),
+    ("qua hàng rào", "duoc_ly_co_che"),
+    # what else is taken with it: the interactions
+    ("thuốc khác", "tuong_tac_thuoc"),
+    ("dùng thêm thuốc", "tuong_tac_thuoc"),
+    ("uống thêm thuốc", "tuong_tac_thuoc"),
+    ("thay đổi tác dụng", "tuong_tac_thuoc"),
+    ("tăng tác dụng", "tuong_tac_thuoc"),
+    ("giảm tác dụng", "tuong_tac_thuoc"),
+    # what to watch for and who must be careful: the precautions
+    ("theo dõi", "than_trong"),
+    ("giám sát", "than_trong"),
+    ("để ý", "than_trong"),
+    ("chú ý", "than_trong"),
+    ("cẩn trọng", "than_trong"),
+    # what it does to the person besides: the adverse reactions
+    ("phản ứng gì", "tac_dung_khong_mong_muon"),
+    ("phản ứng nào", "tac_dung_khong_mong_muon"),
+    ("bất lợi", "tac_dung_khong_mong_muon"),
+    ("có hại gì", "tac_dung_khong_mong_muon"),
+    ("gây hại gì", "tac_dung_khong_mong_muon"),
+    ("hay gặp", "tac_dung_khong_mong_muon"),
+    ("thường gặp", "tac_dung_khong_mong_muon"),
+    # how it is taken or given (not how much): the dosage section's instructions
+    ("bằng cách nào", "lieu_luong_cach_dung"),
+    ("trước hay sau", "lieu_luong_cach_dung"),
+    ("lúc đói hay", "lieu_luong_cach_dung"),
+    ("cho đúng cách", "lieu_luong_cach_dung"),
 )
 # Pregnancy words that name the pregnancy section without being a population word.
 PREGNANCY_SECTION_EXTRA: tuple[str, ...] = ("thai kỳ",)

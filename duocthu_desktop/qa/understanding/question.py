@@ -42,6 +42,7 @@ from duocthu_desktop.qa.understanding.section_asked import (
     INTERACTION,
     mentions_interaction,
     route_section,
+    without_names,
 )
 from duocthu_desktop.qa.understanding.textmatch import Text, any_of, first_of, has_diacritics
 from duocthu_desktop.text import fold
@@ -99,6 +100,9 @@ def understand(text: str, catalog: Catalog) -> QueryFrame:
             mentions = {d: m for d, m in mentions.items() if d in kept}
 
     ask = route_section(clean)
+    if ask.key is None and mentions:
+        # "dùng warfarin thế nào?": the drug's name between the words that ask ("dùng thế nào") parts them
+        ask = route_section(Text.of(without_names(clean.raw, list(mentions.values()))))
     context_section = None
     if context and set(drug_ids) <= set(context):
         # "Bệnh nhân dị ứng aspirin thì sao?" after a question about another drug: what the turn asks once its

@@ -23,6 +23,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     MISSED_DOSE_PHRASES,
     POPULATION_PHRASES,
     PREGNANCY_SECTION_EXTRA,
+    QUESTION_CUES,
     ROUTE_PHRASES,
     SECTION_PHRASES,
     WHOLE_SECTION_PHRASES,
@@ -32,7 +33,7 @@ from duocthu_desktop.qa.understanding.textmatch import Text, any_of, find, first
 from duocthu_desktop.text import fold
 
 __all__ = ["DOSING", "INTERACTION", "WHOLE_SECTION_PHRASES", "SectionAsk", "SentenceAsk", "mentions_interaction",
-           "route_section", "sentence_ask"]
+           "route_section", "sentence_ask", "without_names"]
 
 # Most specific first: the list order is the priority.
 _SPECIFIC = SECTION_PHRASES
@@ -71,7 +72,18 @@ def route_section(text: Text) -> SectionAsk:
     can = first_of(text, _CAN_USE)
     if can is not None:
         return SectionAsk("chong_chi_dinh", can[0], whole)
+    cue = _first_cue(text)
+    if cue is not None:
+        return SectionAsk(dict(QUESTION_CUES)[cue], cue, whole)
     return SectionAsk(None, None, whole)
+
+
+def _first_cue(text: Text) -> str | None:
+    """The first question cue of QUESTION_CUES the question holds (the list order is the priority)."""
+    for phrase, _ in QUESTION_CUES:
+        if first_of(text, (phrase,)) is not None:
+            return phrase
+    return None
 
 
 def _first_specific(text: Text) -> str | None:
@@ -80,6 +92,15 @@ def _first_specific(text: Text) -> str | None:
         if first_of(text, (phrase,)) is not None:
             return phrase
     return None
+
+
+def without_names(raw: str, said: list[str]) -> str:
+    """The question with each drug name as typed left out, so the words around it stand together ("dùng
+    warfarin thế nào" asks "dùng thế nào")."""
+    for mention in sorted(said, key=len, reverse=True):
+        if mention:
+            raw = re.sub(rf"(?<!\w){re.escape(mention)}(?!\w)", " ", raw, flags=re.IGNORECASE)
+    return " ".join(raw.split())
 
 
 def mentions_interaction(text: Text) -> bool:
@@ -196,7 +217,7 @@ def sentence_ask(frame) -> SentenceAsk | None:
     if frame.turn_type not in ("drug_attribute", "dosing", "unknown"):
         return None
     key = frame.section_key
-    text = Text.of(expand_abbreviations(frame.question))
+    text = Text.of(expand_abbreviations(without_names(frame.question, list(frame.drug_mentions.values()))))
     if _asks_how_long(frame, text):
         return SentenceAsk("focused", key if key in WEIGHED_SECTIONS else DOSING)
     if getattr(frame, "lab_values", None) and not _other_facts(frame, labs=False) and key in LAB_BAND_SECTIONS \
