@@ -13,12 +13,13 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before pytest-qt makes the QApplication
 
 from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QLabel  # noqa: E402
+from PySide6.QtWidgets import QApplication, QLabel, QWidget  # noqa: E402
 
 from duocthu_desktop.app import operations  # noqa: E402
 from duocthu_desktop.app.answer_card import AnswerCard  # noqa: E402
 from duocthu_desktop.app.main_window import MainWindow  # noqa: E402
 from duocthu_desktop.app.session import Session  # noqa: E402
+from duocthu_desktop.app.settled import Settling  # noqa: E402
 from duocthu_desktop.artifacts import Chunk  # noqa: E402
 from duocthu_desktop.payload import AnswerPayload  # noqa: E402
 from duocthu_desktop.settings import Settings  # noqa: E402
@@ -99,3 +100,17 @@ def send(qtbot, window: MainWindow, text: str) -> AnswerCard:
 
 def label_texts(widget) -> list[str]:
     return [label.text() for label in widget.findChildren(QLabel)]
+
+
+def laid_out(widget: QWidget) -> bool:
+    """`widget` and every part of it that settles (app.settled) keep the height of their last layout."""
+    parts = [w for w in (widget, *widget.findChildren(QWidget)) if isinstance(w, Settling)]
+    return all(part.settled for part in parts) and getattr(widget, "complete", True)
+
+
+def wait_laid_out(qtbot, *widgets: QWidget, timeout: int = 10000) -> None:
+    """Wait until each widget is built and laid out: every part of it settled, then the layouts their settling
+    asked for delivered (a layout request is a posted event: under load it can still be queued when the last
+    part settles, and would be taken for a later step laying the part out again)."""
+    qtbot.waitUntil(lambda: all(laid_out(w) for w in widgets), timeout=timeout)
+    QApplication.sendPostedEvents()  # posted events only (layout requests, queued shows): no timer, no waiting

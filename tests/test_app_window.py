@@ -25,7 +25,7 @@ from duocthu_desktop.messages import DISCLAIMER, message_for  # noqa: E402
 from duocthu_desktop.payload import AnswerPayload, Block, Citation, Claim  # noqa: E402
 from duocthu_desktop.settings import Settings  # noqa: E402
 from tests import app_fixtures  # noqa: E402
-from tests.app_fixtures import ScriptedAssistant, label_texts, send  # noqa: E402
+from tests.app_fixtures import ScriptedAssistant, label_texts, send, wait_laid_out  # noqa: E402
 
 make_window = app_fixtures.make_window  # the shared fixture: a shown window over an assistant
 QUOTE = "Trẻ em 4 - 6 tuổi: 240 mg"
@@ -219,9 +219,9 @@ def test_a_cancelled_turn_never_lands_in_the_chat(qtbot, make_window):
     turn = window.turn
     qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
     assert not window.busy and not window.busy_row.isVisible()
-    assistant.gate.set()
-    qtbot.waitUntil(lambda: turn.done, timeout=5000)
-    qtbot.wait(50)
+    with qtbot.waitSignal(turn.finished, timeout=10000):  # on the UI thread, once its result was dropped
+        assistant.gate.set()
+    assert turn.done and turn.dropped
     assert window.chat.cards == [] and CANCELLED in label_texts(window.chat)
     assistant.gate = None
     send(qtbot, window, "Liều paracetamol cho trẻ 6 tuổi?")
@@ -567,7 +567,7 @@ def test_a_built_answer_is_not_laid_out_again_when_the_chat_grows_but_is_at_a_ne
     chat.resize(700, 600)
     chat.show()
     first = chat.add_answer(dose_answer(cites), "Chống chỉ định?")
-    qtbot.waitUntil(lambda: first.complete and first.settled, timeout=5000)
+    wait_laid_out(qtbot, first)
     claims = [lb for lb in first.findChildren(QLabel) if lb.objectName() == "claim"]
     assert len(claims) == 12 and not first.hasHeightForWidth()
     assert first.height() == first.minimumHeight() == first.maximumHeight()
@@ -575,12 +575,13 @@ def test_a_built_answer_is_not_laid_out_again_when_the_chat_grows_but_is_at_a_ne
         label.watched = True
 
     second = chat.add_answer(dose_answer(cites), "Thận trọng?")
-    qtbot.waitUntil(lambda: second.complete and second.settled, timeout=5000)
+    wait_laid_out(qtbot, second)
     assert asked == []  # the first answer kept its height: none of its labels was laid out again
 
     wide = first.height()
     chat.resize(420, 600)  # narrower: the text wraps onto more lines, laid out once more, then settled again
-    qtbot.waitUntil(lambda: first.settled and first.width() < 420, timeout=5000)
+    qtbot.waitUntil(lambda: first.width() < 420, timeout=10000)
+    wait_laid_out(qtbot, first)
     assert asked and first.height() > wide
     for label in claims:  # every line of each claim fits in its row at the new width
         assert label.height() >= label.heightForWidth(label.width())
