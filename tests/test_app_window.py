@@ -551,7 +551,7 @@ def test_a_built_answer_is_not_laid_out_again_when_the_chat_grows_but_is_at_a_ne
 
     asked: list[QLabel] = []
 
-    class CountingLabel(QLabel):
+    class CountingLabel(answer_card.WrappedLabel):
         watched = False
 
         def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
@@ -559,7 +559,7 @@ def test_a_built_answer_is_not_laid_out_again_when_the_chat_grows_but_is_at_a_ne
                 asked.append(self)
             return super().heightForWidth(width)
 
-    monkeypatch.setattr(answer_card, "QLabel", CountingLabel)
+    monkeypatch.setattr(answer_card, "WrappedLabel", CountingLabel)
     cites = [citation(i, 1100 + i, 40 + i, f"Câu {i}: " + "suy thận nặng, độ thanh thải creatinin thấp " * 6)
              for i in range(1, 13)]
     chat = ChatView()
@@ -585,3 +585,34 @@ def test_a_built_answer_is_not_laid_out_again_when_the_chat_grows_but_is_at_a_ne
     assert asked and first.height() > wide
     for label in claims:  # every line of each claim fits in its row at the new width
         assert label.height() >= label.heightForWidth(label.width())
+
+
+def test_a_wrapped_label_lays_its_text_out_once_per_width_until_its_font_or_text_changes(qtbot, monkeypatch):
+    """QLabel lays its whole text out at each ask for its height (and again at the width it had): a layout pass
+    asks each label several times at the same width. The answer's labels keep their height per width."""
+    from PySide6.QtGui import QFont
+
+    from duocthu_desktop.app.answer_card import WrappedLabel, _label
+
+    text = "Suy thận nặng, độ thanh thải creatinin dưới 30 ml/phút; " * 8
+    plain = QLabel(text)
+    plain.setWordWrap(True)
+    qtbot.addWidget(plain)
+    label = _label(text, "claim")
+    qtbot.addWidget(label)
+    assert isinstance(label, WrappedLabel)
+    laid_out: list[int] = []
+    qlabel_height = QLabel.heightForWidth
+    monkeypatch.setattr(QLabel, "heightForWidth", lambda self, w: laid_out.append(w) or qlabel_height(self, w))
+
+    narrow, wide = label.heightForWidth(300), label.heightForWidth(600)
+    assert label.heightForWidth(300) == narrow and label.heightForWidth(600) == wide
+    assert laid_out == [300, 600]  # once per width
+    assert narrow > wide and (narrow, wide) == (qlabel_height(plain, 300), qlabel_height(plain, 600))
+
+    font = QFont(label.font())
+    font.setPointSizeF(font.pointSizeF() * 2)
+    label.setFont(font)  # larger text: more lines at the same width, laid out again
+    assert label.heightForWidth(300) > narrow and laid_out[-1] == 300
+    label.setText("Một dòng.")
+    assert label.heightForWidth(300) < narrow and laid_out[-1] == 300

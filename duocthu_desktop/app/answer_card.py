@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -60,11 +60,45 @@ def tags_html(parts) -> str:
     return "&nbsp; ".join(spans)
 
 
+class WrappedLabel(QLabel):
+    """A word-wrapped label that keeps its height at each width it was asked for. QLabel answers every ask by
+    laying its whole text out at that width and then again at the width it had, and one layout pass asks each
+    label several times (its row's minimum, its height, the part's height): most of the UI thread's time while
+    an answer is shown went to laying the same text out at the same width again (perf, bench/app_bench.py)."""
+
+    _CHANGES = (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.ContentsRectChange,
+                QEvent.Type.LayoutDirectionChange)
+
+    def __init__(self, text: str = "", parent=None) -> None:
+        super().__init__(text, parent)
+        self._heights: dict[int, int] = {}
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
+        height = self._heights.get(width)
+        if height is None:
+            if len(self._heights) >= 8:  # a window dragged through many widths
+                self._heights.clear()
+            height = self._heights[width] = super().heightForWidth(width)
+        return height
+
+    def forget_heights(self) -> None:
+        self._heights.clear()
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        self._heights.clear()
+        super().setText(text)
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if event.type() in self._CHANGES:  # the text is laid out anew: another height at each width
+            self._heights.clear()
+        super().changeEvent(event)
+
+
 def _label(text: str, name: str = "", rich: bool = False, colour: str | None = None, bold: bool = False,
            selectable: bool = True, label: QLabel | None = None) -> QLabel:
     """A word-wrapped label; selectable ones (the claims, the messages) cost a text document each to lay out and
     paint, so headings and tags are not."""
-    label = label or QLabel(text)
+    label = label or WrappedLabel(text)
     label.setWordWrap(True)
     label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
     if selectable:
@@ -73,6 +107,8 @@ def _label(text: str, name: str = "", rich: bool = False, colour: str | None = N
     if name:
         label.setObjectName(name)
     style.emphasise(label, colour, bold=bold)
+    if isinstance(label, WrappedLabel):
+        label.forget_heights()  # nothing asked yet; the format and flags set above are part of its height
     return label
 
 
