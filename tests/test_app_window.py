@@ -587,6 +587,51 @@ def test_a_built_answer_is_not_laid_out_again_when_the_chat_grows_but_is_at_a_ne
         assert label.height() >= label.heightForWidth(label.width())
 
 
+def test_the_claims_on_screen_are_not_painted_again_while_a_long_answer_fills_in_below_them(qtbot):
+    """Each step of a long answer made the card (and the chat) taller: Qt repainted the whole of a widget that
+    grew, and the card first laid its content out squeezed into its old height, so every claim on screen was
+    painted again at every step. A growing card paints only what is new (app.style.Panel, AnswerCard._grow)."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from duocthu_desktop.app.chat_view import ChatView
+
+    cites = [citation(i, 1100 + i, 40 + i, f"Câu {i}: " + "suy thận nặng, độ thanh thải creatinin thấp " * 5)
+             for i in range(1, 201)]
+    blocks = [Block(title=f"Thuốc {n} — Chống chỉ định", kind="prose",
+                    claims=[Claim(text=c.quote, citations=[c.index]) for c in cites[2 * n:2 * n + 2]])
+              for n in range(100)]
+    payload = AnswerPayload(decision="answerable", blocks=blocks, citations=cites, disclaimer=DISCLAIMER)
+    chat = ChatView()
+    qtbot.addWidget(chat)
+    chat.resize(700, 500)
+    chat.show()
+    question = chat.add_question("Chống chỉ định?")
+    card = chat.add_answer(payload, "Chống chỉ định?")
+    bar = chat.verticalScrollBar()
+    # the view stops at the question's top once the chat is taller than it; from then on, nothing on screen moves
+    qtbot.waitUntil(lambda: card.height() > 2 * chat.viewport().height() and bar.value() == question.y() - 6,
+                    timeout=10000)
+    shown = [lb for lb in card.findChildren(QLabel) if lb.objectName() == "claim" and lb.visibleRegion().isEmpty()
+             is False]
+    assert shown and not card.complete
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+            if event.type() == QEvent.Type.Paint:
+                Paints.count += 1
+            return False
+
+    counter = Paints()
+    for label in shown:
+        label.installEventFilter(counter)
+    at = bar.value()
+    wait_laid_out(qtbot, card, timeout=20000)
+    assert bar.value() == at and card.complete and len(card.chips) == 200
+    assert Paints.count == 0
+
+
 def test_a_wrapped_label_lays_its_text_out_once_per_width_until_its_font_or_text_changes(qtbot, monkeypatch):
     """QLabel lays its whole text out at each ask for its height (and again at the width it had): a layout pass
     asks each label several times at the same width. The answer's labels keep their height per width."""

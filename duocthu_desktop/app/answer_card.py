@@ -122,6 +122,13 @@ def _flow_row(spacing: int = 6) -> QWidget:
     return row
 
 
+def _counts_hidden(widget: QWidget) -> None:
+    """Laid out with its size before its (queued) show, so that the card grows to hold it at once (_grow)."""
+    policy = widget.sizePolicy()
+    policy.setRetainSizeWhenHidden(True)
+    widget.setSizePolicy(policy)
+
+
 def _bullet() -> QLabel:
     return QLabel("•")  # not selectable: a plain label draws without a text document
 
@@ -217,12 +224,26 @@ class AnswerCard(Settling, style.Panel):
                 chars += len(claim.text)
                 if chars >= self.CHARS_PER_STEP or n == len(block.claims):
                     self._claims(box, part)
+                    self._grow(widget)
                     if n == len(block.claims):
                         widget.allow_settle()
                     yield
                     part, chars = [], 0
             if not block.claims:
                 widget.allow_settle()
+
+    def _grow(self, block: QWidget) -> None:
+        """The block and the card take their new height at once. Left to Qt, each lays its content out first at
+        its old height, squeezing the spacing between the items above the new one by a few pixels, and then again
+        at the new height once its parent has re-laid out: every claim on screen moved twice, and was painted
+        twice, at each step of a long answer. The parts not yet shown count with the size they will have."""
+        for widget in (block, self):
+            width = widget.width()
+            if width <= 0 or not widget.isVisible() or widget.settled:
+                continue
+            height = widget.heightForWidth(width)
+            if height > widget.height():
+                widget.resize(width, height)
 
     def _step(self) -> None:
         if next(self._steps, StopIteration) is StopIteration:
@@ -264,6 +285,7 @@ class AnswerCard(Settling, style.Panel):
     def _block(self, block) -> tuple[SettledPart, QVBoxLayout]:
         """A block's title and tags, added above the disclaimer; its claims go in the layout returned."""
         widget = SettledPart(final=False)  # settles once its last claim is in
+        _counts_hidden(widget)
         box = QVBoxLayout(widget)
         box.setContentsMargins(0, 4, 0, 0)
         box.setSpacing(3)
@@ -283,6 +305,7 @@ class AnswerCard(Settling, style.Panel):
         """The claims' rows in one widget built whole before it is added: a widget shown inside a visible one lays
         out every visible ancestor, the whole window, so one show per step, not one per label and chip."""
         part = SettledPart()  # final as made
+        _counts_hidden(part)
         rows = QVBoxLayout(part)
         rows.setContentsMargins(0, 0, 0, 0)
         rows.setSpacing(3)
