@@ -104,8 +104,9 @@ def label_texts(widget) -> list[str]:
 
 def laid_out(widget: QWidget) -> bool:
     """`widget` and every part of it that settles (app.settled) keep the height of their last layout."""
-    parts = [w for w in (widget, *widget.findChildren(QWidget)) if isinstance(w, Settling)]
-    return all(part.settled for part in parts) and getattr(widget, "complete", True)
+    if not getattr(widget, "complete", True) or not getattr(widget, "settled", True):
+        return False  # before walking every part
+    return all(part.settled for part in widget.findChildren(QWidget) if isinstance(part, Settling))
 
 
 def wait_laid_out(qtbot, *widgets: QWidget, timeout: int = 10000) -> None:
