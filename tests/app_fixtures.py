@@ -12,7 +12,7 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before pytest-qt makes the QApplication
 
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import QEvent, QObject, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QLabel, QWidget  # noqa: E402
 
 from duocthu_desktop.app import operations  # noqa: E402
@@ -114,4 +114,30 @@ def wait_laid_out(qtbot, *widgets: QWidget, timeout: int = 10000) -> None:
     asked for delivered (a layout request is a posted event: under load it can still be queued when the last
     part settles, and would be taken for a later step laying the part out again)."""
     qtbot.waitUntil(lambda: all(laid_out(w) for w in widgets), timeout=timeout)
-    QApplication.sendPostedEvents()  # posted events only (layout requests, queued shows): no timer, no waiting
+    drain_layouts()
+
+
+class _LayoutRequests(QObject):
+    seen = False
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.LayoutRequest:
+            self.seen = True
+        return False
+
+
+def drain_layouts(passes: int = 50) -> None:
+    """Deliver the posted layout requests until a pass delivers none: a layout done posts the next one on its way
+    up (a part that settles asks its parent to lay out again). Only layout requests: a card still being built
+    takes no step meanwhile; no timer, no waiting."""
+    watcher = _LayoutRequests()
+    app = QApplication.instance()
+    app.installEventFilter(watcher)
+    try:
+        for _ in range(passes):
+            watcher.seen = False
+            QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+            if not watcher.seen:
+                return
+    finally:
+        app.removeEventFilter(watcher)

@@ -11,7 +11,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before pytest-qt makes the QApplication
 
 from PySide6.QtCore import Qt, QThread  # noqa: E402
-from PySide6.QtWidgets import QApplication, QLabel  # noqa: E402
+from PySide6.QtWidgets import QApplication, QLabel, QWidget  # noqa: E402
 
 from duocthu_desktop.app import main as app_main  # noqa: E402
 from duocthu_desktop.app import operations, rebuild, style  # noqa: E402
@@ -630,6 +630,48 @@ def test_the_claims_on_screen_are_not_painted_again_while_a_long_answer_fills_in
     wait_laid_out(qtbot, card, timeout=20000)
     assert bar.value() == at and card.complete and len(card.chips) == 200
     assert Paints.count == 0
+
+
+def test_a_step_of_a_long_answer_does_not_walk_the_blocks_of_a_full_run(qtbot, monkeypatch):
+    """A Qt layout walks every item it holds each time it lays out, and each step of a long answer lays out the
+    card: the blocks stand in runs that settle once full, so a step walks the card's few runs, not every block
+    shown before (answer_card.BLOCKS_PER_RUN)."""
+    from duocthu_desktop.app import answer_card
+    from duocthu_desktop.app.chat_view import ChatView
+
+    asked: list[QWidget] = []
+
+    class CountingPart(answer_card.SettledPart):
+        watched = False
+
+        def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
+            if self.watched:
+                asked.append(self)
+            return super().hasHeightForWidth()
+
+    monkeypatch.setattr(answer_card, "SettledPart", CountingPart)
+    per_run = answer_card.AnswerCard.BLOCKS_PER_RUN
+    cites = [citation(i, 1100 + i, 40 + i, f"Câu {i}: " + "suy thận nặng " * 8) for i in range(1, 6 * per_run + 1)]
+    payload = AnswerPayload(decision="answerable", citations=cites, disclaimer=DISCLAIMER,
+                            blocks=[Block(title=f"Thuốc {c.index} — Chống chỉ định", kind="prose",
+                                          claims=[Claim(text=c.quote, citations=[c.index])]) for c in cites])
+    chat = ChatView()
+    qtbot.addWidget(chat)
+    chat.resize(700, 600)
+    chat.show()
+    card = chat.add_answer(payload, "Chống chỉ định?")
+    runs = lambda: [w for w in card.findChildren(QWidget) if w.parentWidget() is card  # noqa: E731
+                    and isinstance(w, CountingPart)]
+    qtbot.waitUntil(lambda: len(runs()) >= 2 and runs()[0].settled, timeout=10000)
+    first_run = runs()[0]
+    wait_laid_out(qtbot, first_run)  # and the layouts its settling asked for, done
+    blocks = [w for w in first_run.findChildren(CountingPart) if w.parentWidget() is first_run]
+    assert len(blocks) == per_run and not card.complete  # runs are still to come
+    for block in blocks:
+        block.watched = True
+    wait_laid_out(qtbot, card, timeout=20000)
+    assert len(card.chips) == len(cites) and len(runs()) == 6
+    assert asked == []
 
 
 def test_a_wrapped_label_lays_its_text_out_once_per_width_until_its_font_or_text_changes(qtbot, monkeypatch):
