@@ -12,13 +12,14 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before pytest-qt makes the QApplication
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QLabel  # noqa: E402
+from PySide6.QtCore import QEvent, QObject, Qt  # noqa: E402
+from PySide6.QtWidgets import QApplication, QLabel, QWidget  # noqa: E402
 
 from duocthu_desktop.app import operations  # noqa: E402
 from duocthu_desktop.app.answer_card import AnswerCard  # noqa: E402
 from duocthu_desktop.app.main_window import MainWindow  # noqa: E402
 from duocthu_desktop.app.session import Session  # noqa: E402
+from duocthu_desktop.app.settled import Settling  # noqa: E402
 from duocthu_desktop.artifacts import Chunk  # noqa: E402
 from duocthu_desktop.payload import AnswerPayload  # noqa: E402
 from duocthu_desktop.settings import Settings  # noqa: E402
@@ -99,3 +100,44 @@ def send(qtbot, window: MainWindow, text: str) -> AnswerCard:
 
 def label_texts(widget) -> list[str]:
     return [label.text() for label in widget.findChildren(QLabel)]
+
+
+def laid_out(widget: QWidget) -> bool:
+    """`widget` and every part of it that settles (app.settled) keep the height of their last layout."""
+    if not getattr(widget, "complete", True) or not getattr(widget, "settled", True):
+        return False  # before walking every part
+    return all(part.settled for part in widget.findChildren(QWidget) if isinstance(part, Settling))
+
+
+def wait_laid_out(qtbot, *widgets: QWidget, timeout: int = 10000) -> None:
+    """Wait until each widget is built and laid out: every part of it settled, then the layouts their settling
+    asked for delivered (a layout request is a posted event: under load it can still be queued when the last
+    part settles, and would be taken for a later step laying the part out again)."""
+    qtbot.waitUntil(lambda: all(laid_out(w) for w in widgets), timeout=timeout)
+    drain_layouts()
+
+
+class _LayoutRequests(QObject):
+    seen = False
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.LayoutRequest:
+            self.seen = True
+        return False
+
+
+def drain_layouts(passes: int = 50) -> None:
+    """Deliver the posted layout requests until a pass delivers none: a layout done posts the next one on its way
+    up (a part that settles asks its parent to lay out again). Only layout requests: a card still being built
+    takes no step meanwhile; no timer, no waiting."""
+    watcher = _LayoutRequests()
+    app = QApplication.instance()
+    app.installEventFilter(watcher)
+    try:
+        for _ in range(passes):
+            watcher.seen = False
+            QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+            if not watcher.seen:
+                return
+    finally:
+        app.removeEventFilter(watcher)

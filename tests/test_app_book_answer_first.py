@@ -90,11 +90,12 @@ def test_stopping_the_model_keeps_the_books_answer_and_the_conversation(qtbot, m
     window = make_window(assistant)
     book = send(qtbot, window, "Liều paracetamol cho bé 5 tuổi, uống?")
     conversation = window.conversation_id
+    turn = window.turn
     qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
     assert not window.busy and MODEL_STOPPED in label_texts(window.chat)
-    assistant.gate.set()
-    qtbot.waitUntil(lambda: assistant.cancelled == [True], timeout=5000)
-    qtbot.wait(50)
+    with qtbot.waitSignal(turn.finished, timeout=10000):  # on the UI thread, once the model's text was dropped
+        assistant.gate.set()
+    assert assistant.cancelled == [True] and turn.dropped
     assert window.chat.cards == [book] and book.payload.engine == "extractive"
     assert window.conversation_id == conversation  # the turn was remembered: a follow-up continues it
 

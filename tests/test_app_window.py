@@ -11,7 +11,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before pytest-qt makes the QApplication
 
 from PySide6.QtCore import Qt, QThread  # noqa: E402
-from PySide6.QtWidgets import QApplication, QLabel  # noqa: E402
+from PySide6.QtWidgets import QApplication, QLabel, QWidget  # noqa: E402
 
 from duocthu_desktop.app import main as app_main  # noqa: E402
 from duocthu_desktop.app import operations, rebuild, style  # noqa: E402
@@ -25,7 +25,7 @@ from duocthu_desktop.messages import DISCLAIMER, message_for  # noqa: E402
 from duocthu_desktop.payload import AnswerPayload, Block, Citation, Claim  # noqa: E402
 from duocthu_desktop.settings import Settings  # noqa: E402
 from tests import app_fixtures  # noqa: E402
-from tests.app_fixtures import ScriptedAssistant, label_texts, send  # noqa: E402
+from tests.app_fixtures import ScriptedAssistant, label_texts, send, wait_laid_out  # noqa: E402
 
 make_window = app_fixtures.make_window  # the shared fixture: a shown window over an assistant
 QUOTE = "Trẻ em 4 - 6 tuổi: 240 mg"
@@ -219,9 +219,9 @@ def test_a_cancelled_turn_never_lands_in_the_chat(qtbot, make_window):
     turn = window.turn
     qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
     assert not window.busy and not window.busy_row.isVisible()
-    assistant.gate.set()
-    qtbot.waitUntil(lambda: turn.done, timeout=5000)
-    qtbot.wait(50)
+    with qtbot.waitSignal(turn.finished, timeout=10000):  # on the UI thread, once its result was dropped
+        assistant.gate.set()
+    assert turn.done and turn.dropped
     assert window.chat.cards == [] and CANCELLED in label_texts(window.chat)
     assistant.gate = None
     send(qtbot, window, "Liều paracetamol cho trẻ 6 tuổi?")
@@ -551,7 +551,7 @@ def test_a_built_answer_is_not_laid_out_again_when_the_chat_grows_but_is_at_a_ne
 
     asked: list[QLabel] = []
 
-    class CountingLabel(QLabel):
+    class CountingLabel(answer_card.WrappedLabel):
         watched = False
 
         def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
@@ -559,7 +559,7 @@ def test_a_built_answer_is_not_laid_out_again_when_the_chat_grows_but_is_at_a_ne
                 asked.append(self)
             return super().heightForWidth(width)
 
-    monkeypatch.setattr(answer_card, "QLabel", CountingLabel)
+    monkeypatch.setattr(answer_card, "WrappedLabel", CountingLabel)
     cites = [citation(i, 1100 + i, 40 + i, f"Câu {i}: " + "suy thận nặng, độ thanh thải creatinin thấp " * 6)
              for i in range(1, 13)]
     chat = ChatView()
@@ -567,7 +567,7 @@ def test_a_built_answer_is_not_laid_out_again_when_the_chat_grows_but_is_at_a_ne
     chat.resize(700, 600)
     chat.show()
     first = chat.add_answer(dose_answer(cites), "Chống chỉ định?")
-    qtbot.waitUntil(lambda: first.complete and first.settled, timeout=5000)
+    wait_laid_out(qtbot, first)
     claims = [lb for lb in first.findChildren(QLabel) if lb.objectName() == "claim"]
     assert len(claims) == 12 and not first.hasHeightForWidth()
     assert first.height() == first.minimumHeight() == first.maximumHeight()
@@ -575,12 +575,131 @@ def test_a_built_answer_is_not_laid_out_again_when_the_chat_grows_but_is_at_a_ne
         label.watched = True
 
     second = chat.add_answer(dose_answer(cites), "Thận trọng?")
-    qtbot.waitUntil(lambda: second.complete and second.settled, timeout=5000)
+    wait_laid_out(qtbot, second)
     assert asked == []  # the first answer kept its height: none of its labels was laid out again
 
     wide = first.height()
     chat.resize(420, 600)  # narrower: the text wraps onto more lines, laid out once more, then settled again
-    qtbot.waitUntil(lambda: first.settled and first.width() < 420, timeout=5000)
+    qtbot.waitUntil(lambda: first.width() < 420, timeout=10000)
+    wait_laid_out(qtbot, first)
     assert asked and first.height() > wide
     for label in claims:  # every line of each claim fits in its row at the new width
         assert label.height() >= label.heightForWidth(label.width())
+
+
+def test_the_claims_on_screen_are_not_painted_again_while_a_long_answer_fills_in_below_them(qtbot):
+    """Each step of a long answer made the card (and the chat) taller: Qt repainted the whole of a widget that
+    grew, and the card first laid its content out squeezed into its old height, so every claim on screen was
+    painted again at every step. A growing card paints only what is new (app.style.Panel, AnswerCard._grow)."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from duocthu_desktop.app.chat_view import ChatView
+
+    cites = [citation(i, 1100 + i, 40 + i, f"Câu {i}: " + "suy thận nặng, độ thanh thải creatinin thấp " * 5)
+             for i in range(1, 201)]
+    blocks = [Block(title=f"Thuốc {n} — Chống chỉ định", kind="prose",
+                    claims=[Claim(text=c.quote, citations=[c.index]) for c in cites[2 * n:2 * n + 2]])
+              for n in range(100)]
+    payload = AnswerPayload(decision="answerable", blocks=blocks, citations=cites, disclaimer=DISCLAIMER)
+    chat = ChatView()
+    qtbot.addWidget(chat)
+    chat.resize(700, 500)
+    chat.show()
+    question = chat.add_question("Chống chỉ định?")
+    card = chat.add_answer(payload, "Chống chỉ định?")
+    bar = chat.verticalScrollBar()
+    # the view stops at the question's top once the chat is taller than it; from then on, nothing on screen moves
+    qtbot.waitUntil(lambda: card.height() > 2 * chat.viewport().height() and bar.value() == question.y() - 6,
+                    timeout=10000)
+    shown = [lb for lb in card.findChildren(QLabel) if lb.objectName() == "claim" and lb.visibleRegion().isEmpty()
+             is False]
+    assert shown and not card.complete
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+            if event.type() == QEvent.Type.Paint:
+                Paints.count += 1
+            return False
+
+    counter = Paints()
+    for label in shown:
+        label.installEventFilter(counter)
+    at = bar.value()
+    wait_laid_out(qtbot, card, timeout=20000)
+    assert bar.value() == at and card.complete and len(card.chips) == 200
+    assert Paints.count == 0
+
+
+def test_a_step_of_a_long_answer_does_not_walk_the_blocks_of_a_full_run(qtbot, monkeypatch):
+    """A Qt layout walks every item it holds each time it lays out, and each step of a long answer lays out the
+    card: the blocks stand in runs that settle once full, so a step walks the card's few runs, not every block
+    shown before (answer_card.BLOCKS_PER_RUN)."""
+    from duocthu_desktop.app import answer_card
+    from duocthu_desktop.app.chat_view import ChatView
+
+    asked: list[QWidget] = []
+
+    class CountingPart(answer_card.SettledPart):
+        watched = False
+
+        def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
+            if self.watched:
+                asked.append(self)
+            return super().hasHeightForWidth()
+
+    monkeypatch.setattr(answer_card, "SettledPart", CountingPart)
+    per_run = answer_card.AnswerCard.BLOCKS_PER_RUN
+    cites = [citation(i, 1100 + i, 40 + i, f"Câu {i}: " + "suy thận nặng " * 8) for i in range(1, 6 * per_run + 1)]
+    payload = AnswerPayload(decision="answerable", citations=cites, disclaimer=DISCLAIMER,
+                            blocks=[Block(title=f"Thuốc {c.index} — Chống chỉ định", kind="prose",
+                                          claims=[Claim(text=c.quote, citations=[c.index])]) for c in cites])
+    chat = ChatView()
+    qtbot.addWidget(chat)
+    chat.resize(700, 600)
+    chat.show()
+    card = chat.add_answer(payload, "Chống chỉ định?")
+    runs = lambda: [w for w in card.findChildren(QWidget) if w.parentWidget() is card  # noqa: E731
+                    and isinstance(w, CountingPart)]
+    qtbot.waitUntil(lambda: len(runs()) >= 2 and runs()[0].settled, timeout=10000)
+    first_run = runs()[0]
+    wait_laid_out(qtbot, first_run)  # and the layouts its settling asked for, done
+    blocks = [w for w in first_run.findChildren(CountingPart) if w.parentWidget() is first_run]
+    assert len(blocks) == per_run and not card.complete  # runs are still to come
+    for block in blocks:
+        block.watched = True
+    wait_laid_out(qtbot, card, timeout=20000)
+    assert len(card.chips) == len(cites) and len(runs()) == 6
+    assert asked == []
+
+
+def test_a_wrapped_label_lays_its_text_out_once_per_width_until_its_font_or_text_changes(qtbot, monkeypatch):
+    """QLabel lays its whole text out at each ask for its height (and again at the width it had): a layout pass
+    asks each label several times at the same width. The answer's labels keep their height per width."""
+    from PySide6.QtGui import QFont
+
+    from duocthu_desktop.app.answer_card import WrappedLabel, _label
+
+    text = "Suy thận nặng, độ thanh thải creatinin dưới 30 ml/phút; " * 8
+    plain = QLabel(text)
+    plain.setWordWrap(True)
+    qtbot.addWidget(plain)
+    label = _label(text, "claim")
+    qtbot.addWidget(label)
+    assert isinstance(label, WrappedLabel)
+    laid_out: list[int] = []
+    qlabel_height = QLabel.heightForWidth
+    monkeypatch.setattr(QLabel, "heightForWidth", lambda self, w: laid_out.append(w) or qlabel_height(self, w))
+
+    narrow, wide = label.heightForWidth(300), label.heightForWidth(600)
+    assert label.heightForWidth(300) == narrow and label.heightForWidth(600) == wide
+    assert laid_out == [300, 600]  # once per width
+    assert narrow > wide and (narrow, wide) == (qlabel_height(plain, 300), qlabel_height(plain, 600))
+
+    font = QFont(label.font())
+    font.setPointSizeF(font.pointSizeF() * 2)
+    label.setFont(font)  # larger text: more lines at the same width, laid out again
+    assert label.heightForWidth(300) > narrow and laid_out[-1] == 300
+    label.setText("Một dòng.")
+    assert label.heightForWidth(300) < narrow and laid_out[-1] == 300

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -60,11 +60,45 @@ def tags_html(parts) -> str:
     return "&nbsp; ".join(spans)
 
 
+class WrappedLabel(QLabel):
+    """A word-wrapped label that keeps its height at each width it was asked for. QLabel answers every ask by
+    laying its whole text out at that width and then again at the width it had, and one layout pass asks each
+    label several times (its row's minimum, its height, the part's height): most of the UI thread's time while
+    an answer is shown went to laying the same text out at the same width again (perf, bench/app_bench.py)."""
+
+    _CHANGES = (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.ContentsRectChange,
+                QEvent.Type.LayoutDirectionChange)
+
+    def __init__(self, text: str = "", parent=None) -> None:
+        super().__init__(text, parent)
+        self._heights: dict[int, int] = {}
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
+        height = self._heights.get(width)
+        if height is None:
+            if len(self._heights) >= 8:  # a window dragged through many widths
+                self._heights.clear()
+            height = self._heights[width] = super().heightForWidth(width)
+        return height
+
+    def forget_heights(self) -> None:
+        self._heights.clear()
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        self._heights.clear()
+        super().setText(text)
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if event.type() in self._CHANGES:  # the text is laid out anew: another height at each width
+            self._heights.clear()
+        super().changeEvent(event)
+
+
 def _label(text: str, name: str = "", rich: bool = False, colour: str | None = None, bold: bool = False,
            selectable: bool = True, label: QLabel | None = None) -> QLabel:
     """A word-wrapped label; selectable ones (the claims, the messages) cost a text document each to lay out and
     paint, so headings and tags are not."""
-    label = label or QLabel(text)
+    label = label or WrappedLabel(text)
     label.setWordWrap(True)
     label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
     if selectable:
@@ -73,6 +107,8 @@ def _label(text: str, name: str = "", rich: bool = False, colour: str | None = N
     if name:
         label.setObjectName(name)
     style.emphasise(label, colour, bold=bold)
+    if isinstance(label, WrappedLabel):
+        label.forget_heights()  # nothing asked yet; the format and flags set above are part of its height
     return label
 
 
@@ -84,6 +120,13 @@ def _flow_row(spacing: int = 6) -> QWidget:
     policy.setHeightForWidth(True)
     row.setSizePolicy(policy)
     return row
+
+
+def _counts_hidden(widget: QWidget) -> None:
+    """Laid out with its size before its (queued) show, so that the card grows to hold it at once (_grow)."""
+    policy = widget.sizePolicy()
+    policy.setRetainSizeWhenHidden(True)
+    widget.setSizePolicy(policy)
 
 
 def _bullet() -> QLabel:
@@ -127,6 +170,9 @@ class AnswerCard(Settling, style.Panel):
     # claims added per step, by the length of their text: showing a selectable label lays its text out several
     # times, a few ms for a long claim on a busy machine, so a step stops once this much text is in
     CHARS_PER_STEP = 300
+    # blocks stand in runs of this many, each settling once full: a step lays out the run it adds to and the
+    # card's few runs, not every block shown so far (a 120-block answer: 15 runs instead of 120 items a step)
+    BLOCKS_PER_RUN = 8
 
     def __init__(self, payload: AnswerPayload, question: str = "",
                  drug_title: Callable[[str], str | None] | None = None, to_check: set[int] | None = None,
@@ -141,6 +187,8 @@ class AnswerCard(Settling, style.Panel):
         self.page_buttons: list[QPushButton] = []
         self._by_index = {c.index: c for c in payload.citations}
         self._last_head = ""  # a drug named once, not again on each of its dose blocks
+        self._run: SettledPart | None = None  # the run of blocks the next block joins
+        self._run_blocks = 0
         self.complete = False
         self.setObjectName("answerCard")
         self.setProperty("decision", payload.decision)
@@ -167,6 +215,7 @@ class AnswerCard(Settling, style.Panel):
         else:
             for _ in self._steps:
                 pass
+            self._end_run()
             self.complete = True
             self.allow_settle()
 
@@ -181,6 +230,7 @@ class AnswerCard(Settling, style.Panel):
                 chars += len(claim.text)
                 if chars >= self.CHARS_PER_STEP or n == len(block.claims):
                     self._claims(box, part)
+                    self._grow(widget)
                     if n == len(block.claims):
                         widget.allow_settle()
                     yield
@@ -188,8 +238,22 @@ class AnswerCard(Settling, style.Panel):
             if not block.claims:
                 widget.allow_settle()
 
+    def _grow(self, block: QWidget) -> None:
+        """The block and the card take their new height at once. Left to Qt, each lays its content out first at
+        its old height, squeezing the spacing between the items above the new one by a few pixels, and then again
+        at the new height once its parent has re-laid out: every claim on screen moved twice, and was painted
+        twice, at each step of a long answer. The parts not yet shown count with the size they will have."""
+        for widget in (block, self._run, self):
+            width = widget.width()
+            if width <= 0 or not widget.isVisible() or widget.settled:
+                continue
+            height = widget.heightForWidth(width)
+            if height > widget.height():
+                widget.resize(width, height)
+
     def _step(self) -> None:
         if next(self._steps, StopIteration) is StopIteration:
+            self._end_run()
             self.complete = True
             self.allow_settle()
             self.built.emit()
@@ -228,6 +292,7 @@ class AnswerCard(Settling, style.Panel):
     def _block(self, block) -> tuple[SettledPart, QVBoxLayout]:
         """A block's title and tags, added above the disclaimer; its claims go in the layout returned."""
         widget = SettledPart(final=False)  # settles once its last claim is in
+        _counts_hidden(widget)
         box = QVBoxLayout(widget)
         box.setContentsMargins(0, 4, 0, 0)
         box.setSpacing(3)
@@ -239,14 +304,29 @@ class AnswerCard(Settling, style.Panel):
             tags = _label(tags_html(parts), "tags", rich=True, selectable=False)
             tags.setAccessibleName(" · ".join(part.text for part in parts))
             box.addWidget(tags)
-        self.layout().insertWidget(self._blocks_at, widget)
-        self._blocks_at += 1
+        if self._run is None or self._run_blocks >= self.BLOCKS_PER_RUN:
+            self._end_run()  # its last block is complete: the blocks are built one after the other
+            self._run = SettledPart(final=False)
+            _counts_hidden(self._run)
+            run = QVBoxLayout(self._run)
+            run.setContentsMargins(0, 0, 0, 0)
+            run.setSpacing(self.layout().spacing())  # spaced as if each block stood in the card itself
+            self.layout().insertWidget(self._blocks_at, self._run)
+            self._blocks_at += 1
+            self._run_blocks = 0
+        self._run.layout().addWidget(widget)
+        self._run_blocks += 1
         return widget, box
+
+    def _end_run(self) -> None:
+        if self._run is not None:
+            self._run.allow_settle()
 
     def _claims(self, box: QVBoxLayout, claims) -> None:
         """The claims' rows in one widget built whole before it is added: a widget shown inside a visible one lays
         out every visible ancestor, the whole window, so one show per step, not one per label and chip."""
         part = SettledPart()  # final as made
+        _counts_hidden(part)
         rows = QVBoxLayout(part)
         rows.setContentsMargins(0, 0, 0, 0)
         rows.setSpacing(3)

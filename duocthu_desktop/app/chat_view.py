@@ -32,6 +32,7 @@ class ChatView(QScrollArea):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.setFrameShape(QFrame.Shape.NoFrame)
         body = QWidget()
+        body.setAttribute(Qt.WidgetAttribute.WA_StaticContents)  # paints nothing itself: growing repaints nothing
         self._layout = QVBoxLayout(body)
         self._layout.setContentsMargins(8, 8, 8, 8)
         self._layout.setSpacing(10)

@@ -52,6 +52,9 @@ class Settling:
         if self._settled_width is not None or not self._may_settle or width <= 0:
             return
         height = self.heightForWidth(width)  # still laid out at the width: the last time for this width
+        layout = self.layout()
+        if height <= 0 and layout is not None and not layout.hasHeightForWidth():
+            height = layout.totalSizeHint().height()  # every part inside has settled: their heights add up
         if height <= 0:
             return
         self._settled_width = width

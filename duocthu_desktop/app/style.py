@@ -123,6 +123,18 @@ class Panel(QFrame):
         super().__init__(parent)
         self.look = look
         self.setFrameShape(QFrame.Shape.NoFrame)
+        # content laid out from the top: a panel that grows (an answer card filling in) paints only what is new
+        # and the strip of its rounded bottom edge, not again every claim it shows (resizeEvent)
+        self.setAttribute(Qt.WidgetAttribute.WA_StaticContents)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        old, new = event.oldSize(), event.size()
+        if old.width() == new.width() and old.height() > 0:  # taller or shorter: its bottom edge moved
+            top = max(0, min(old.height(), new.height()) - int(self.RADIUS) - 2)
+            self.update(0, top, new.width(), max(old.height(), new.height()) - top)
+        else:
+            self.update()
+        super().resizeEvent(event)
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
         _paint_round(self, self.look, self.RADIUS)
