@@ -262,7 +262,8 @@ def topics_of(sentence: str, patient: Patient, own_section: tuple[str, ...] | No
                                                                           patient.indications):
         found.append("benh_kem")
     if patient.taking and patient.taking & {c.key for c in drug_classes.classes_in(sentence)}:
-        found.append("dang_dung")
+        # "đang dùng thuốc chống đông" said of the patient is the medicine taken, not also a condition they have
+        found = [topic for topic in found if topic != "benh_kem"] + ["dang_dung"]
     return tuple(found)
 
 
