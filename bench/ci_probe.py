@@ -120,11 +120,16 @@ def variants(item: str) -> list[tuple[str, str]]:
     return out
 
 
+def _section_text(chunks: list, drug_id: str, key: str) -> str:
+    """One section of one monograph, its chunks joined in artifact order."""
+    return "\n".join(c.text for c in chunks if c.drug_id == drug_id and c.section_key == key)
+
+
 def ci_cases(index: Path) -> list[dict]:
     monos, chunks = book(index)
     cases = []
     for m in monos:
-        text = "\n".join(c.text for c in chunks if c.drug_id == m.drug_id and c.section_key == "chong_chi_dinh")
+        text = _section_text(chunks, m.drug_id, "chong_chi_dinh")
         name = _name(m)
         own = frozenset(_words(m.title + " " + (m.inn or "")))
         for n, item in enumerate(ci_items(text, own)):
@@ -143,7 +148,7 @@ def int_cases(index: Path) -> list[dict]:
     monos, chunks = book(index)
     cases = []
     for x in monos:
-        text = "\n".join(c.text for c in chunks if c.drug_id == x.drug_id and c.section_key == "tuong_tac_thuoc")
+        text = _section_text(chunks, x.drug_id, "tuong_tac_thuoc")
         plain = fold(text)
         for y in monos:
             if y.drug_id == x.drug_id:
