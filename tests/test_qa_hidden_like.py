@@ -76,7 +76,7 @@ def test_hidden_like_files_share_no_case_id():
 # Issue 7, second round. The cases still missed are written up in the issue note: four of them (a child's weight
 # asked for a dose per kg with no weight band; a route asked before a renal band that prints its own route;
 # a group asked beside the liver's own dose) encode an earlier design that the safety file contradicts.
-MEASURED_PASSED = {"hidden_like": 74, "hidden_like_2": 69, "hidden_like_3": 47, "fresh_eyes": 49}
+MEASURED_PASSED = {"hidden_like": 76, "hidden_like_2": 70, "hidden_like_3": 47, "fresh_eyes": 49}
 MEASURED_FORBIDDEN: dict[str, int] = {}
 
 
