@@ -1350,6 +1350,23 @@ def table_lines(row: DoseRow, chunk_text: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in out if b > a]
 
 
+def header_lab_value(text: str, header: tuple[int, int], labs) -> float | None:
+    """The patient's value of the analyte a table header's first cell names, without its unit in brackets
+    ("APTT (giây)"); None when it names none of the patient's lab values."""
+    from duocthu_desktop.qa.understanding import lab_values
+
+    first = re.sub(r"\([^)]*\)", " ", text[header[0] : header[1]].split("|")[0])
+    named = {t.analyte for t in lab_values.thresholds(first + " 0 - 0")}
+    asked = [lab for lab in labs if lab.analyte in named]
+    return asked[0].value if asked else None
+
+
+def lines_holding(text: str, lines: list[tuple[int, int]], value: float) -> list[tuple[int, int]]:
+    """The table lines whose first cell's band (`table_cell_band`) holds the value."""
+    bands = [table_cell_band(text[a:b].split("|")[0]) for a, b in lines]
+    return [line for line, band in zip(lines, bands, strict=True) if band and band[0] <= value <= band[1]]
+
+
 def table_row_for_patient(row: DoseRow, chunk_text: str, clcr: float | None, labs, question: str
                           ) -> tuple[list[tuple[int, int]], bool]:
     """The line of a table (a quarantined row) for this patient, read one way for every table: the header's first
@@ -1359,8 +1376,6 @@ def table_row_for_patient(row: DoseRow, chunk_text: str, clcr: float | None, lab
     table is small, every body line's first cell reads as a range or an open band (not a single value, which the
     PDF's reader interpolates between) and the row has every column of the header, so the row can be told without
     the PDF."""
-    from duocthu_desktop.qa.understanding import lab_values
-
     lines = table_lines(row, chunk_text)
     if len(lines) < 2 or "|" not in chunk_text[lines[0][0] : lines[0][1]]:
         return [], False
@@ -1370,14 +1385,12 @@ def table_row_for_patient(row: DoseRow, chunk_text: str, clcr: float | None, lab
     if clcr is not None and (row.renal is not None or _CLEARANCE_HEADER.search(fold(first))):
         value = clcr
     else:
-        named = {t.analyte for t in lab_values.thresholds(first + " 0 - 0")}
-        asked = [lab for lab in labs if lab.analyte in named]
-        value = asked[0].value if asked else None
+        value = header_lab_value(chunk_text, lines[0], labs)
     if value is None:
         return table_lines_named(row, chunk_text, question), False
     body = lines[1:]
     bands = [table_cell_band(chunk_text[a:b].split("|")[0]) for a, b in body]
-    holding = [line for line, band in zip(body, bands, strict=True) if band and band[0] <= value <= band[1]]
+    holding = lines_holding(chunk_text, body, value)
     if len(holding) != 1:
         return [], False
     cells = chunk_text[holding[0][0] : holding[0][1]].split("|")

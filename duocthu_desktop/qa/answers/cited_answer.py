@@ -185,22 +185,13 @@ def _row_for_value(text: str, lines: list[tuple[int, int]], labs) -> tuple[int, 
     """The one table line whose first cell prints a band on the analyte its header's first cell names, holding
     the patient's value; None when the header names none of the patient's analytes or not exactly one row holds
     it (the table is then shown by its first line only)."""
-    from duocthu_desktop.qa.understanding import lab_values
+    # the one reader of a table's first cells, shared with the dose tables
+    from duocthu_desktop.dosage.fit import header_lab_value, lines_holding
 
     if len(lines) < 2:
         return None
-    # the analyte the header's first cell names, without its unit in brackets ("APTT (giây)")
-    header = re.sub(r"\([^)]*\)", " ", text[lines[0][0] : lines[0][1]].split("|")[0])
-    named = {t.analyte for t in lab_values.thresholds(header + " 0 - 0")}
-    asked = [lab for lab in labs if lab.analyte in named]
-    if not asked:
+    value = header_lab_value(text, lines[0], labs)
+    if value is None:
         return None
-    from duocthu_desktop.dosage.fit import table_cell_band  # the one reader of a table's first cells
-
-    value = asked[0].value
-    holding = []
-    for start, end in lines[1:]:
-        band = table_cell_band(text[start:end].split("|")[0])
-        if band is not None and band[0] <= value <= band[1]:
-            holding.append((start, end))
+    holding = lines_holding(text, lines[1:], value)
     return holding[0] if len(holding) == 1 else None
