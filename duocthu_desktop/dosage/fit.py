@@ -36,6 +36,7 @@ from duocthu_desktop.dosage.words import (
     weight_in,
 )
 from duocthu_desktop.qa.understanding.lexicon import INSTRUCTION_TOPICS, condition_variants
+from duocthu_desktop.qa.understanding.section_asked import without_names
 from duocthu_desktop.qa.understanding.textmatch import Text, find, words_agree
 from duocthu_desktop.text import fold
 
@@ -86,7 +87,7 @@ class Patient:
             hepatic_impairment=bool(getattr(frame, "hepatic_impairment", False)),
             dialysis=names_dialysis(frame.question),
             condition=frame.condition,
-            question=_without(frame.question, list(frame.drug_mentions.values())),
+            question=without_names(frame.question, list(frame.drug_mentions.values())),
             kind=kind_asked(frame.question),
         )
 
@@ -875,13 +876,6 @@ def _phrase_said(phrase: list[str], said: list[str]) -> bool:
         if all(words_agree(q, w) for q, w in zip(said[i : i + n], phrase, strict=True)):
             return True
     return False
-
-
-def _without(text: str, names: list[str]) -> str:
-    for name in names:
-        if name.strip():
-            text = re.sub(r"(?<!\w)" + re.escape(name.strip()) + r"(?!\w)", " ", text, flags=re.IGNORECASE)
-    return text
 
 
 def _said_of_the_elderly(rows: list[DoseRow], p: Patient) -> list[DoseRow]:

@@ -297,7 +297,7 @@ class Catalog:
             for head in heads:
                 for word in words:
                     if (word[:2] == head[:2] and word not in taken and word.isalpha()
-                            and not is_vietnamese_word(word) and _one_spelling_apart(word, head)):
+                            and not is_vietnamese_word(word) and one_spelling_apart(word, head)):
                         out.append(Name(drug_id, word, "variant", (word,), (word,)))
         return out
 
@@ -682,17 +682,13 @@ def _latin_spelling(word: str) -> str:
     return word.replace("ph", "f")
 
 
-def _one_spelling_apart(word: str, name: str) -> bool:
-    """One edit from the name, as written or once "ph" and "f" are read as one."""
+def one_spelling_apart(word: str, name: str) -> bool:
+    """`word` and `name` (folded) are one spelling of one drug: one edit apart, as written or once "ph" and "f"
+    are read as one."""
     for a, b in ((word, name), (_latin_spelling(word), _latin_spelling(name))):
         if abs(len(a) - len(b)) <= 1 and _within_one_edit(a, b):
             return True
     return False
-
-
-def one_spelling_apart(word: str, name: str) -> bool:
-    """`word` and `name` (folded) are one spelling of one drug: one edit apart, or once "ph" and "f" are one."""
-    return _one_spelling_apart(word, name)
 
 
 def _within_one_edit(a: str, b: str) -> bool:

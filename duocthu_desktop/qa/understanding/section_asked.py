@@ -98,8 +98,8 @@ def without_names(raw: str, said: list[str]) -> str:
     """The question with each drug name as typed left out, so the words around it stand together ("dùng
     warfarin thế nào" asks "dùng thế nào")."""
     for mention in sorted(said, key=len, reverse=True):
-        if mention:
-            raw = re.sub(rf"(?<!\w){re.escape(mention)}(?!\w)", " ", raw, flags=re.IGNORECASE)
+        if mention.strip():
+            raw = re.sub(rf"(?<!\w){re.escape(mention.strip())}(?!\w)", " ", raw, flags=re.IGNORECASE)
     return " ".join(raw.split())
 
 
