@@ -447,6 +447,12 @@ COADMINISTRATION_CUES: tuple[str, ...] = (
     "dùng chung", "dùng cùng", "uống chung", "uống cùng", "tiêm chung", "phối hợp", "kết hợp", "dùng kèm",
     "uống kèm", "cùng lúc", "đồng thời", "chung với", "cùng với",
 )
+# The words between two drugs' names that take them together ("uống warfarin VỚI aspirin thì liều thế nào",
+# "liều digoxin KHI DÙNG CÙNG omeprazol"): an interaction whatever dose words come with it; "và" lists two drugs
+# ("liều X và Y"), so it is not among them. Each entry: optional lead words, then a joiner, nothing else between.
+TOGETHER_LEADS: tuple[str, ...] = ("khi", "lúc", "nếu", "mà", "đang", "thì", "dùng", "uống", "tiêm", "truyền",
+                                   "chung", "kèm", "phối hợp", "kết hợp")
+TOGETHER_JOINERS: tuple[str, ...] = ("với", "cùng", "cùng với", "chung với", "kèm", "kèm với", "kèm theo", "+")
 # With two drugs named and no section asked, these words make the question one about their interaction
 # ("đang dùng warfarin thì uống paracetamol có ảnh hưởng gì không", "X có ảnh hưởng đến nồng độ Y không").
 TWO_DRUG_CUES: tuple[str, ...] = (
