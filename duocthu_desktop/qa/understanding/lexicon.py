@@ -463,6 +463,8 @@ TWO_DRUG_CUES: tuple[str, ...] = (
 # With two drugs named, one the patient already takes ("đang dùng warfarin") and a may-I about the other ("... có
 # uống aspirin liều cao được không?"): whether they go together, even where a dose word is in the question.
 ALREADY_TAKING_CUES: tuple[str, ...] = ("đang dùng", "đang uống", "đang điều trị", "đang tiêm", "đang được dùng")
+# ... or the other is added to it ("Đang uống X, thêm Y thì dùng liều bao nhiêu?", "kê thêm Y"): the pair again.
+ADDING_CUES: tuple[str, ...] = ("thêm",)
 MAY_I_CUES: tuple[str, ...] = ("được không", "có sao không", "có nguy hiểm", "có ảnh hưởng", "có nên")
 
 # ---- conditions ----------------------------------------------------------------------------------------------

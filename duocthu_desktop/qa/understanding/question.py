@@ -13,6 +13,7 @@ from duocthu_desktop.qa.understanding import extractors, patient_facts, scope
 from duocthu_desktop.qa.understanding.catalog import Catalog
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.qa.understanding.lexicon import (
+    ADDING_CUES,
     ADR,
     ALREADY_TAKING_CUES,
     CAN_USE_PHRASES,
@@ -237,7 +238,7 @@ def _turn_type(frame: QueryFrame, text: Text, interaction_cue: bool, can_use: bo
             return "interaction"
         if _taken_together(text, [*frame.drug_mentions.values(), *frame.unknown_drugs, *frame.drug_classes]):
             return "interaction"  # "Uống warfarin với aspirin thì liều thế nào?": the pair, not two doses
-        if any_of(text, ALREADY_TAKING_CUES) and any_of(text, MAY_I_CUES):
+        if any_of(text, ALREADY_TAKING_CUES) and any_of(text, MAY_I_CUES + ADDING_CUES):
             return "interaction"  # "Đang dùng warfarin có uống aspirin liều cao được không?": not a dose question
         if open_ask and any_of(text, TWO_DRUG_CUES):
             # "Đang dùng warfarin thì uống paracetamol có ảnh hưởng gì không?", "X có ảnh hưởng đến nồng độ Y?"
