@@ -628,6 +628,9 @@ NOT_DRUG_WORDS: frozenset[str] = frozenset(
         "python", "iphone", "internet", "online", "cyclooxygenase", "prostaglandin", "thrombin", "fibrin",
         "microgam", "miligam", "gam", "kilogam", "lit", "mililit", "phut", "clcr", "egfr", "inr", "atc", "mic",
         "adr", "ml", "mg", "kg", "gram", "liposom", "plasmin", "heparin_like", "peptid", "glycosid",
+        # units and lab values a person gives with a number ("creatinin 180 micromol/l", "ferritin 20"): no drug
+        "micromol", "milimol", "mmol", "umol", "nanomol", "picomol", "mikromol", "ferritin", "troponin",
+        "procalcitonin", "transferrin", "fibrinogen",
     }
 )
 DRUG_SUFFIXES: tuple[str, ...] = (
