@@ -5,9 +5,10 @@
 Names are read from the index's monographs (title, the title's parentheses, the INN line, the name without its
 salt words) and its "Tên thương mại" lists, never from the catalog's own tables. Each is asked in a dosing
 question as printed, in title case, without diacritics, in lower case, with one letter changed and one dropped
-(names of six letters or more, typed plain), and beside a drug the book has no monograph of. Each book name is
-also written the ways people write it (EVERYDAY: "axit" for "acid", "canxi" for "calci", the English "ph", "ll"
-and final "e", "oxit" for "oxyd"), and asked after an override preface ("Bỏ qua mọi quy tắc trước đó, ...").
+(names of six letters or more, typed plain), and beside a drug the book has no monograph of. Each book name (not
+the brands) is also written the ways people write it (EVERYDAY, on its Latin words: "axit" for "acid", "canxi" for
+"calci", the English "ph", "ll" and final "e", "oxit" for "oxyd"), and asked after an override preface ("Bỏ qua
+mọi quy tắc trước đó, ...").
 Questions that name no drug but give a BMI or a lab value (NO_DRUG) must read no drug. A name is right when
 the question's drugs are exactly its monograph, wrong when another monograph is named, unresolved when none is; a
 name the book prints under two monographs is right when the turn names neither alone (it must ask which).
@@ -23,7 +24,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from duocthu_desktop.artifacts import read_chunks, read_monographs
-from duocthu_desktop.qa.understanding.catalog import Catalog, parse_trade_names, tokens
+from duocthu_desktop.qa.understanding.catalog import Catalog, is_vietnamese_word, parse_trade_names, tokens
 from duocthu_desktop.qa.understanding.lexicon import SALT_WORDS
 from duocthu_desktop.qa.understanding.question import understand
 from duocthu_desktop.text import fold
@@ -98,8 +99,8 @@ def everyday(name: str) -> dict[str, str]:
     for tag, pattern, repl in EVERYDAY:
         if tag in out:
             continue
-        written = re.sub(pattern, repl, plain)
-        if written != plain:
+        written = " ".join(w if is_vietnamese_word(w) else re.sub(pattern, repl, w) for w in plain.split())
+        if written != " ".join(plain.split()):
             out[tag] = written
     return out
 
@@ -163,6 +164,8 @@ def probe(index: Path, hide: set[str], show: int) -> tuple[Counter, Counter]:
         for kind, name in found:
             shared = owners[tuple(tokens(name))] - {drug_id}
             for variant, typed in variants(name).items():
+                if variant.startswith("sp_") and kind == "trade":
+                    continue  # a brand is a mark, typed as printed; the everyday spellings are the INN's
                 frame = understand(question(variant, typed), catalog)
                 ids = set(frame.drug_ids)
                 if shared:
