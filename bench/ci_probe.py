@@ -11,7 +11,9 @@ is matched when the first block is a warning that states the item. Each monograp
 with none of its items (a broken arm): that the first block is a Chống chỉ định warning is over-applied.
 
 `int`: for every pair (X, Y) where X's Tương tác thuốc prints Y's name or Y's class ("Loại thuốc" line) and Y
-has a monograph in the same book, "X dùng chung Y được không?" must cite X's (or Y's) Tương tác passage.
+has a monograph in the same book, "X dùng chung Y được không?" must cite X's (or Y's) Tương tác passage. Pairs
+found by name are also asked in the wordings a ward uses with dose words or patient facts in them (WORDINGS:
+"uống X với Y thì liều thế nào?", a patient's age and kidneys first, ...): still the interaction, never a dose.
 
 On sample-e only the tuning part's monographs are read (tests/heldout/sample_e_split.json); the held-out ones
 are never opened. The cases are written as an eval file and run by `duocthu-eval` in its own process.
@@ -144,6 +146,18 @@ def ci_cases(index: Path) -> list[dict]:
     return cases
 
 
+# An interaction asked with dose words or patient facts (written on the sample book; the last two are wordings no
+# rule of the app was written from): each must still cite the Tương tác passage.
+WORDINGS = (
+    ("dose", "Uống {x} với {y} thì liều thế nào?"),
+    ("high_dose", "{x} dùng chung {y} liều cao được không?"),
+    ("patient", "Bệnh nhân 70 tuổi suy thận, dùng {x} với {y} liều bao nhiêu?"),
+    ("when_with", "Liều {x} khi dùng cùng {y}?"),
+    ("same_time", "{x} và {y} uống cùng lúc thì liều ra sao?"),
+    ("adding", "Đang uống {x}, thêm {y} thì dùng liều bao nhiêu?"),
+)
+
+
 def int_cases(index: Path) -> list[dict]:
     monos, chunks = book(index)
     cases = []
@@ -173,6 +187,13 @@ def int_cases(index: Path) -> list[dict]:
                 cases.append({"id": f"int-{x.drug_id}-{y.drug_id}{tag}", "category": how + tag,
                               "turns": [f"{_name(x)} dùng chung {name} được không?"],
                               "expect": {"section_keys": ["tuong_tac_thuoc"]}, "item": y.drug_class or ""})
+            if how != "name":
+                continue
+            for tag, wording in WORDINGS:
+                cases.append({"id": f"int-{x.drug_id}-{y.drug_id}-w-{tag}", "category": f"w-{tag}",
+                              "turns": [wording.format(x=_name(x), y=yname.lower())],
+                              "expect": {"section_keys": ["tuong_tac_thuoc"]},
+                              "item": y.drug_class or ""})
     return cases
 
 

@@ -7,6 +7,8 @@ monograph is not a variant of it (the book printing it still keeps it from being
 
 from __future__ import annotations
 
+import pytest
+
 from duocthu_desktop.artifacts import Chunk, Monograph
 from duocthu_desktop.qa.understanding.catalog import Catalog
 from duocthu_desktop.qa.understanding.stored_catalog import Catalog as StoredCatalog
@@ -88,3 +90,38 @@ def test_forms_the_monograph_names_by_a_greek_letter_name_its_drug() -> None:
 def test_a_greek_letter_form_named_only_in_an_interaction_is_not_the_drug() -> None:
     catalog = Catalog(E_MONOGRAPHS, E_CHUNKS)
     assert "gentamicin" not in catalog.resolve("agalsidase beta liều bao nhiêu").drug_ids
+
+
+# ---- the spelling table: everyday and international spellings of what the book prints ------------------------
+
+S_MONOGRAPHS = [_mono("acid_acetylsalicylic", "ACID ACETYLSALICYLIC"), _mono("kem_oxyd", "KẼM OXYD"),
+                _mono("furosemid", "FUROSEMID"), _mono("amoxicilin", "AMOXICILIN"),
+                _mono("calci_clorid", "CALCI CLORID"), _mono("ketamin", "KETAMIN")]
+S_CHUNKS = [_chunk(m.drug_id, "lieu_luong_cach_dung", "Uống 1 viên.", 0) for m in S_MONOGRAPHS]
+
+
+@pytest.mark.parametrize(("typed", "drug_id"), [
+    ("axit acetylsalicylic", "acid_acetylsalicylic"), ("kẽm oxit", "kem_oxyd"), ("kem oxid", "kem_oxyd"),
+    ("furosemide", "furosemid"), ("amoxicillin", "amoxicilin"), ("amoxycillin", "amoxicilin"),
+    ("canxi clorua", "calci_clorid"), ("ketamine", "ketamin"),
+])
+def test_a_name_written_the_everyday_or_english_way_is_the_books(typed: str, drug_id: str) -> None:
+    catalog = Catalog(S_MONOGRAPHS, S_CHUNKS)
+    got = catalog.resolve(f"Liều {typed} cho người lớn?")
+    assert got.drug_ids == [drug_id] and not got.unknown
+    again = StoredCatalog.from_data(S_MONOGRAPHS, catalog.to_data())
+    assert again.resolve(f"Liều {typed} cho người lớn?").drug_ids == [drug_id]
+
+
+def test_the_table_never_reads_a_vietnamese_word_or_a_unit_as_a_drug() -> None:
+    """"kem" (cream) typed plain is no "kẽm oxyd" word read through the table; a unit after a number is no drug."""
+    catalog = Catalog(S_MONOGRAPHS, S_CHUNKS)
+    assert catalog.resolve("bôi kem ngày 2 lần").drug_ids == []
+    got = catalog.resolve("Creatinin 180 micromol/l, liều?")
+    assert got.drug_ids == [] and got.unknown == []
+
+
+def test_a_spelling_key_two_drugs_share_names_neither() -> None:
+    catalog = Catalog([_mono("cefalexin", "CEFALEXIN"), _mono("cephalexin_x", "CEPHALEXIN")], [])
+    assert catalog.resolve("cefalexin").drug_ids == ["cefalexin"]  # as printed: its own
+    assert catalog.resolve("kephalexine").drug_ids == []  # two edits from each: only the shared key fits

@@ -220,3 +220,19 @@ def test_asthma_said_the_lay_way_bears_on_bronchial_asthma() -> None:
     sentence = "Hen phế quản hoặc có tiền sử hen phế quản."
     assert bears_on(sentence, said("Ông 68 tuổi có tiền sử suyễn, nhỏ mắt timolol mấy giọt một ngày?", ("timolol",)))
     assert not bears_on(sentence, said("Ông 68 tuổi không bị suyễn, nhỏ mắt timolol mấy giọt?", ("timolol",)))
+
+
+# sample book's gentamicin, Chống chỉ định (source/gentamicin.md)
+_GENTAMICIN = "Tránh dùng cho người bị bệnh nhược cơ, hội chứng Parkinson hoặc có triệu chứng yếu cơ."
+
+
+@pytest.mark.parametrize("question", [
+    "Bệnh nhân hội chứng Wolff-Parkinson-White nhiễm khuẩn nặng, liều gentamicin tiêm bắp?",
+    "Bệnh nhân WPW, liều gentamicin tiêm bắp người lớn?",
+    "benh nhan hoi chung wolff parkinson white, lieu gentamicin?",
+])
+def test_a_one_word_item_inside_a_longer_name_the_patient_has_is_not_that_item(question: str) -> None:
+    """'Parkinson' is a word of 'Wolff-Parkinson-White': the book's one-word item is not the patient's syndrome."""
+    assert not bears_on(_GENTAMICIN, said(question, ("gentamicin",)))
+    assert bears_on(_GENTAMICIN, said("Bệnh nhân Parkinson, liều gentamicin tiêm bắp?", ("gentamicin",)))
+    assert bears_on(_GENTAMICIN, said("benh nhan bi parkinson lieu gentamicin", ("gentamicin",)))

@@ -229,3 +229,25 @@ def test_iron_after_theophylline_asks_ciprofloxacin_about_iron(assistant) -> Non
     assert "chế phẩm có sắt" in _claims(second)
     assert ("ciprofloxacin", "tuong_tac_thuoc") in {(c.drug_id, c.section_key) for c in second.citations}
     assert all("theophylin" not in b.title for b in second.blocks)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Uống warfarin với aspirin thì liều thế nào?",
+        "Bệnh nhân 70 tuổi suy thận, dùng warfarin với aspirin liều bao nhiêu?",
+        "Liều warfarin khi dùng cùng aspirin?",
+        "Warfarin dùng chung aspirin liều cao được không?",
+        "Đang uống warfarin, thêm aspirin thì dùng liều bao nhiêu?",
+    ],
+)
+def test_an_interaction_asked_with_dose_words_stays_an_interaction(catalog, question: str) -> None:
+    frame = understand(question, catalog)
+    assert frame.turn_type == "interaction"
+    assert set(frame.drug_ids) == {"warfarin", "acid_acetylsalicylic"}
+
+
+@pytest.mark.parametrize("question", ["Liều paracetamol và amoxicilin cho người lớn?",
+                                      "Liều paracetamol, amoxicilin cho trẻ 20 kg?"])
+def test_two_doses_asked_side_by_side_are_no_interaction(catalog, question: str) -> None:
+    assert understand(question, catalog).turn_type == "dosing"

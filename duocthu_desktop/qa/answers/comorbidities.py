@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from duocthu_desktop.qa.understanding.catalog import is_vietnamese_word
 from duocthu_desktop.qa.understanding.extractors import disease_site_spans
 from duocthu_desktop.qa.understanding.lexicon import (
     CONDITION_KINDS,
@@ -301,7 +302,8 @@ def _item_matches(item: str, said: Said) -> bool:
         if word.isdigit():
             return False
         if len(word) >= _SINGLE_MIN_LETTERS:
-            return any(said.words[i] == word and not said.negated[i] for i in content)
+            return any(said.words[i] == word and not said.negated[i] and not _inside_longer_name(said, i)
+                       for i in content)
         return len(word) >= _HEAD_MIN_LETTERS and any(
             said.words[i] == word and not said.negated[i] and _heads_its_phrase(said, i) for i in content)
     for start, k, at, length in _said_runs(core, said, content):
@@ -312,6 +314,18 @@ def _item_matches(item: str, said: Said) -> bool:
             continue
         return True
     return _run_skipping_one(core, said, content)
+
+
+def _inside_longer_name(said: Said, i: int) -> bool:
+    """The word said at `i` is one part of a longer foreign name the question gives ("Wolff-Parkinson-White",
+    "hội chứng Stevens-Johnson"): a Latin word stands next to it in its clause, so the book's one-word item
+    ("Parkinson") is not what the patient has."""
+    def latin(j: int) -> bool:
+        if not 0 <= j < len(said.words) or said.clauses[j] != said.clauses[i]:
+            return False
+        w = said.words[j]
+        return w.isalpha() and len(w) >= 3 and fold(w) == w and not is_vietnamese_word(w)
+    return latin(i - 1) or latin(i + 1)
 
 
 def _heads_its_phrase(said: Said, i: int) -> bool:

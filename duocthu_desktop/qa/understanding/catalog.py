@@ -28,6 +28,12 @@ from duocthu_desktop.qa.understanding.lexicon import (
     NOT_DRUG_WORDS,
     SALT_WORDS,
 )
+from duocthu_desktop.qa.understanding.spelling import (
+    MIN_KEYED_LETTERS,
+    in_word_table,
+    spelling_key,
+    spelling_keys,
+)
 from duocthu_desktop.qa.understanding.textmatch import has_diacritics
 from duocthu_desktop.text import fold
 
@@ -195,6 +201,15 @@ class Catalog:
         for key, name in self._book_names.items():
             self._prefix_heads[key[0]].append(name)
         self._classes = sorted({tuple(tokens(c)) for c in CLASS_WORDS}, key=len, reverse=True)
+        # the book's names by their spelling keys ("canxi", "axit", "cephalexin" read as printed); a key two
+        # drugs share names neither (None); brands are matched as printed only
+        self._by_key: dict[tuple[str, ...], Name | None] = {}
+        for key, name in self._names.items():
+            if name.kind == "trade":
+                continue
+            spelled = spelling_keys(key)
+            held = self._by_key.get(spelled, name)
+            self._by_key[spelled] = name if held is not None and held.drug_id == name.drug_id else None
 
     # ---- stored by the build (catalog.json), read at open ---------------------------------------------------
 
@@ -449,6 +464,9 @@ class Catalog:
             name = self._names.get(tuple(words[i : i + length]))
             if name is not None and _spelled_as_typed(name, typed[i : i + length]):
                 return name, length, "exact"
+            name = self._spelled_other_way(words[i : i + length], typed[i : i + length])
+            if name is not None:
+                return name, length, "exact"
         found = self._typo_in_several(words, typed, i)
         if found is not None:
             return found
@@ -463,6 +481,18 @@ class Catalog:
         if prefixed is not None and (len(word) < TYPO_MIN_LETTERS or not near):
             return prefixed, 1, "prefix"  # five letters that start a title read as its start, not as a typo
         return near[0], 1, "typo"
+
+    def _spelled_other_way(self, words: list[str], typed: list[str]) -> Name | None:
+        """The one book name these words spell another way ("axit acetylsalicylic", "canxi", "cephalexin"): the
+        same spelling keys, one word at least a word of the table or a Latin word of MIN_KEYED_LETTERS typed
+        plain (a Vietnamese word alone is never read through the table)."""
+        if not any(in_word_table(w) or (len(w) >= MIN_KEYED_LETTERS and w.isalpha() and not has_diacritics(t) and
+                   not is_vietnamese_word(w) and w not in NOT_DRUG_WORDS) for w, t in zip(words, typed, strict=True)):
+            return None
+        name = self._by_key.get(spelling_keys(words))
+        if name is None or not _spelled_as_typed(name, typed):
+            return None
+        return name
 
     def _may_be_typo(self, word: str, typed: str) -> bool:
         """A plain Latin word, not Vietnamese, that the book itself never prints ("candida" is no misspelling of a
@@ -676,16 +706,10 @@ def _deletion_index(words: list[str]) -> dict[str, list[str]]:
     return index
 
 
-def _latin_spelling(word: str) -> str:
-    """The word with the spellings English and Vietnamese INNs write differently made one ("cephalexin" and
-    "cefalexin": "ph" / "f")."""
-    return word.replace("ph", "f")
-
-
 def one_spelling_apart(word: str, name: str) -> bool:
-    """`word` and `name` (folded) are one spelling of one drug: one edit apart, as written or once "ph" and "f"
-    are read as one."""
-    for a, b in ((word, name), (_latin_spelling(word), _latin_spelling(name))):
+    """`word` and `name` (folded) are one spelling of one drug: one edit apart, as written or once both are read
+    through the spelling table ("cephalexin" and "cefalexin": "ph" / "f")."""
+    for a, b in ((word, name), (spelling_key(word), spelling_key(name))):
         if abs(len(a) - len(b)) <= 1 and _within_one_edit(a, b):
             return True
     return False

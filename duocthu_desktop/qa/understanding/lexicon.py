@@ -447,6 +447,12 @@ COADMINISTRATION_CUES: tuple[str, ...] = (
     "dùng chung", "dùng cùng", "uống chung", "uống cùng", "tiêm chung", "phối hợp", "kết hợp", "dùng kèm",
     "uống kèm", "cùng lúc", "đồng thời", "chung với", "cùng với",
 )
+# The words between two drugs' names that take them together ("uống warfarin VỚI aspirin thì liều thế nào",
+# "liều digoxin KHI DÙNG CÙNG omeprazol"): an interaction whatever dose words come with it; "và" lists two drugs
+# ("liều X và Y"), so it is not among them. Each entry: optional lead words, then a joiner, nothing else between.
+TOGETHER_LEADS: tuple[str, ...] = ("khi", "lúc", "nếu", "mà", "đang", "thì", "dùng", "uống", "tiêm", "truyền",
+                                   "chung", "kèm", "phối hợp", "kết hợp")
+TOGETHER_JOINERS: tuple[str, ...] = ("với", "cùng", "cùng với", "chung với", "kèm", "kèm với", "kèm theo", "+")
 # With two drugs named and no section asked, these words make the question one about their interaction
 # ("đang dùng warfarin thì uống paracetamol có ảnh hưởng gì không", "X có ảnh hưởng đến nồng độ Y không").
 TWO_DRUG_CUES: tuple[str, ...] = (
@@ -457,6 +463,8 @@ TWO_DRUG_CUES: tuple[str, ...] = (
 # With two drugs named, one the patient already takes ("đang dùng warfarin") and a may-I about the other ("... có
 # uống aspirin liều cao được không?"): whether they go together, even where a dose word is in the question.
 ALREADY_TAKING_CUES: tuple[str, ...] = ("đang dùng", "đang uống", "đang điều trị", "đang tiêm", "đang được dùng")
+# ... or the other is added to it ("Đang uống X, thêm Y thì dùng liều bao nhiêu?", "kê thêm Y"): the pair again.
+ADDING_CUES: tuple[str, ...] = ("thêm",)
 MAY_I_CUES: tuple[str, ...] = ("được không", "có sao không", "có nguy hiểm", "có ảnh hưởng", "có nên")
 
 # ---- conditions ----------------------------------------------------------------------------------------------
@@ -620,6 +628,9 @@ NOT_DRUG_WORDS: frozenset[str] = frozenset(
         "python", "iphone", "internet", "online", "cyclooxygenase", "prostaglandin", "thrombin", "fibrin",
         "microgam", "miligam", "gam", "kilogam", "lit", "mililit", "phut", "clcr", "egfr", "inr", "atc", "mic",
         "adr", "ml", "mg", "kg", "gram", "liposom", "plasmin", "heparin_like", "peptid", "glycosid",
+        # units and lab values a person gives with a number ("creatinin 180 micromol/l", "ferritin 20"): no drug
+        "micromol", "milimol", "mmol", "umol", "nanomol", "picomol", "mikromol", "ferritin", "troponin",
+        "procalcitonin", "transferrin", "fibrinogen",
     }
 )
 DRUG_SUFFIXES: tuple[str, ...] = (

@@ -7,11 +7,13 @@ questions the app must not answer. No model is involved, so the same words alway
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from duocthu_desktop.qa.understanding import extractors, patient_facts, scope
 from duocthu_desktop.qa.understanding.catalog import Catalog
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.qa.understanding.lexicon import (
+    ADDING_CUES,
     ADR,
     ALREADY_TAKING_CUES,
     CAN_USE_PHRASES,
@@ -33,6 +35,8 @@ from duocthu_desktop.qa.understanding.lexicon import (
     PARTNER_QUESTION_WORDS,
     RANKING_PHRASES,
     ROUTE_PHRASES,
+    TOGETHER_JOINERS,
+    TOGETHER_LEADS,
     TWO_DRUG_CUES,
     WHICH_DRUG_PHRASES,
     expand_abbreviations,
@@ -48,6 +52,14 @@ from duocthu_desktop.qa.understanding.textmatch import Text, any_of, first_of, h
 from duocthu_desktop.text import fold
 
 _JOINERS = JOINERS
+
+
+def _alternatives(words: tuple[str, ...]) -> str:
+    return "|".join(re.escape(fold(w)) for w in sorted(words, key=len, reverse=True))
+
+
+_TOGETHER = re.compile(r"^\s*(?:(?:" + _alternatives(TOGETHER_LEADS) + r")\s+)*(?:" + _alternatives(TOGETHER_JOINERS)
+                       + r")\s*$")
 
 
 def _word_alternatives(words: tuple[str, ...]) -> str:
@@ -224,7 +236,9 @@ def _turn_type(frame: QueryFrame, text: Text, interaction_cue: bool, can_use: bo
         open_ask = frame.section_key is None or can_use
         if interaction_cue or any_of(text, COADMINISTRATION_CUES) or (open_ask and any_of(text, _JOINERS)):
             return "interaction"
-        if any_of(text, ALREADY_TAKING_CUES) and any_of(text, MAY_I_CUES):
+        if _taken_together(text, [*frame.drug_mentions.values(), *frame.unknown_drugs, *frame.drug_classes]):
+            return "interaction"  # "Uống warfarin với aspirin thì liều thế nào?": the pair, not two doses
+        if any_of(text, ALREADY_TAKING_CUES) and any_of(text, MAY_I_CUES + ADDING_CUES):
             return "interaction"  # "Đang dùng warfarin có uống aspirin liều cao được không?": not a dose question
         if open_ask and any_of(text, TWO_DRUG_CUES):
             # "Đang dùng warfarin thì uống paracetamol có ảnh hưởng gì không?", "X có ảnh hưởng đến nồng độ Y?"
@@ -244,6 +258,14 @@ def _turn_type(frame: QueryFrame, text: Text, interaction_cue: bool, can_use: bo
     if frame.section_key is not None:
         return "drug_attribute"
     return "unknown"
+
+
+def _taken_together(text: Text, said: list[str]) -> bool:
+    """Two of the drugs named stand apart only by words that take them together ("X với Y", "X khi dùng cùng Y"),
+    not by "và" or a comma (two doses asked side by side)."""
+    low = text.raw.lower()
+    places = sorted((i, i + len(s)) for s in {s.lower() for s in said if s} if (i := low.find(s)) >= 0)
+    return any(_TOGETHER.match(fold(low[a_end:b_start])) for (_, a_end), (b_start, _) in pairwise(places))
 
 
 _LEVEL_WORDS = ("nồng độ", "hấp thu", "thải trừ", "chuyển hóa")
