@@ -234,6 +234,8 @@ FIELD_CASES: dict[str, tuple[dict, dict, object]] = {
                       {"metformin": "ruled_out"}),
     "context_section": ({}, {"drug_ids": ["metformin"], "context_drugs": {"metformin": "ruled_out"},
                              "context_section": "chong_chi_dinh"}, "chong_chi_dinh"),
+    "taking_names": ({"taking_names": ["aspirin"]}, {"drug_ids": ["metformin"], "taking_names": ["Warfarin"]},
+                     ["Warfarin"]),
 }
 
 

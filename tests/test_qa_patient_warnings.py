@@ -399,3 +399,22 @@ def test_a_pregnancy_section_that_forbids_the_drug_outright_hides_the_usual_dose
     for text in ("Không được dùng thuốc trong 3 tháng đầu của thai kỳ.", "Thuốc thường chống chỉ định dùng khi mang thai."):
         partial = warning_answer(QueryFrame(pregnant=True), {PREG: _section(PREG, text)})
         assert partial is not None and not partial.contraindicated
+
+
+# ---- medicines the patient already takes ------------------------------------------------------------------------
+
+
+def test_a_medicine_taken_is_read_in_the_interactions_and_shown_before_the_dose() -> None:
+    inter = _section("tuong_tac_thuoc", "Chống chỉ định phối hợp: Aspirin liều cao: tăng nguy cơ chảy máu.",
+                     "Cimetidin làm tăng nồng độ thuốc.")
+    frame = QueryFrame(question="Đang dùng aspirin, dùng thuốc X liều bao nhiêu?", taking_names=["aspirin"])
+    found = warnings_for(frame, {"tuong_tac_thuoc": inter})
+    assert [w.section_key for w in found] == ["tuong_tac_thuoc"]
+    assert "Aspirin liều cao" in found[0].text and found[0].topics == ("dang_dung",)
+
+
+def test_the_interactions_are_not_read_without_a_medicine_taken() -> None:
+    inter = _section("tuong_tac_thuoc", "Aspirin liều cao: tăng nguy cơ chảy máu.")
+    assert _texts(QueryFrame(question="Người lớn 40 tuổi", age_years=40.0), {"tuong_tac_thuoc": inter}) == []
+    other = QueryFrame(question="Đang dùng cimetidin", taking_names=["cimetidin"])
+    assert _texts(other, {"tuong_tac_thuoc": inter}) == []

@@ -330,6 +330,15 @@ def test_a_drug_the_patient_cannot_take_or_already_takes_is_context(catalog: Cat
     assert frame.context_drugs == {} and frame.context_section is None
 
 
+def test_a_medicine_taken_in_a_dose_question_is_context_not_the_drug_dosed(catalog: Catalog):
+    frame = understand("Người lớn đang uống warfarin, dùng aspirin liều bao nhiêu?", catalog)
+    assert frame.turn_type == "dosing" and frame.drug_ids == ["acid_acetylsalicylic"]
+    assert "warfarin" in [n.lower() for n in frame.taking_names]
+    # asked whether they go together, it stays an interaction question
+    frame = understand("Đang dùng warfarin có uống aspirin liều cao được không?", catalog)
+    assert frame.turn_type == "interaction" and frame.taking_names == []
+
+
 @pytest.mark.integration
 def test_catalog_names_for_interaction(catalog: Catalog):
     names = catalog.names_for("acid_acetylsalicylic")

@@ -26,6 +26,8 @@ CONTRAINDICATIONS = "chong_chi_dinh"
 PREGNANCY = "thoi_ky_mang_thai"
 LACTATION = "thoi_ky_cho_con_bu"
 CAUTIONS = "than_trong"
+# read only for the medicines the patient already takes ("đang dùng aspirin" in a question of warfarin's dose)
+INTERACTIONS = "tuong_tac_thuoc"
 INDICATIONS = "chi_dinh"
 # The dosage section is read only for what it says of a patient past a number it prints ("người ... cân nặng
 # dưới 50 kg, ... liều đầu tiên thông thường còn thấp hơn"), never for its doses: they are the dose answer's
@@ -33,11 +35,11 @@ DOSING = "lieu_luong_cach_dung"
 _DOSING_TOPICS = frozenset({"can_nang", "xet_nghiem"})
 _DOSE_AMOUNT = re.compile(r"\d\s*(?:mg|g|microgam|mcg|µg|ml|đơn vị|đvqt|ui|iu|giọt|viên|ống)(?!\w)", re.IGNORECASE)
 # Read in this order and shown in this order: what the book forbids first.
-SECTION_KEYS = (CONTRAINDICATIONS, PREGNANCY, LACTATION, CAUTIONS)
+SECTION_KEYS = (CONTRAINDICATIONS, INTERACTIONS, PREGNANCY, LACTATION, CAUTIONS)
 MAX_WARNINGS = 6
 CONTRAINDICATED_NOTE = ("Dược thư ghi chống chỉ định khớp với người bệnh này (xem phần Chống chỉ định ở trên), "
                         "nên liều thông thường không được hiển thị.")
-PER_SECTION = {CONTRAINDICATIONS: 4, PREGNANCY: 3, LACTATION: 2, CAUTIONS: 2, DOSING: 1}
+PER_SECTION = {CONTRAINDICATIONS: 4, INTERACTIONS: 2, PREGNANCY: 3, LACTATION: 2, CAUTIONS: 2, DOSING: 1}
 # Which patient topics each section is read for (the pregnancy section only for a pregnant patient, ...).
 _SECTION_TOPICS = {
     PREGNANCY: ("mang_thai",),
@@ -205,6 +207,8 @@ def _section_warnings(key: str, section: SectionResult, patient: rules.Patient) 
     wanted = _SECTION_TOPICS.get(key)
     if wanted is not None and not any(patient.has(t) for t in wanted):
         return []
+    if key == INTERACTIONS and not patient.has("dang_dung"):
+        return []
     out: list[Warning] = []
     for chunk in section.chunks:
         if chunk.quarantined:
@@ -213,6 +217,8 @@ def _section_warnings(key: str, section: SectionResult, patient: rules.Patient) 
         for i, (start, end) in enumerate(sentences):
             sentence = chunk.text[start:end]
             topics = rules.topics_of(sentence, patient, own_section=wanted, contraindication=key == CONTRAINDICATIONS)
+            if key == INTERACTIONS:
+                topics = tuple(t for t in topics if t == "dang_dung")
             if key == DOSING:
                 topics = tuple(t for t in topics if t in _DOSING_TOPICS)
                 if _DOSE_AMOUNT.search(sentence) or sentence.rstrip().endswith(":"):

@@ -16,6 +16,7 @@ from duocthu_desktop.qa.answers.comorbidities import Said, bears_on, said_beyond
 from duocthu_desktop.qa.understanding import lab_values
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 from duocthu_desktop.qa.understanding.lab_values import LabValue
+from duocthu_desktop.text import fold
 
 # The patient topics a sentence can bear on; "benh_kem" is a condition the person says the patient has,
 # "xet_nghiem" a lab value they give that lies in a band the sentence prints, "dang_dung" a class of medicines
@@ -46,11 +47,13 @@ class Patient:
     labs: tuple[LabValue, ...] = ()  # lab values given, compared with the thresholds the book prints
     route: str | None = None  # the route asked about: a sentence naming only other routes is another product
     taking: frozenset[str] = frozenset()  # keys of the medicine classes the patient is said to take
+    taking_names: tuple[str, ...] = ()  # the book's names of formulary drugs the patient takes (another's dose asked)
 
     @classmethod
     def of(cls, frame: QueryFrame, indications: str = "") -> Patient:
         """`indications`: the drug's Chỉ định, whose conditions are why it is asked about, not warnings."""
-        said_all = Said.of(lab_values.without_values(frame.question), list(frame.drug_mentions.values()))
+        drugs = [*frame.drug_mentions.values(), *frame.taking_names]
+        said_all = Said.of(lab_values.without_values(frame.question), drugs)
         said = said_all.without(indications)
         return cls(
             said=said if said is not None and said.any() else None,
@@ -67,6 +70,7 @@ class Patient:
             labs=tuple(frame.lab_values),
             route=frame.route,
             taking=_classes_taken(frame),
+            taking_names=tuple(frame.taking_names),
         )
 
     @property
@@ -88,7 +92,7 @@ class Patient:
             "suy_gan": self.hepatic,
             "xet_nghiem": bool(self.labs),
             "benh_kem": self.said is not None or self.said_all is not None,
-            "dang_dung": bool(self.taking),
+            "dang_dung": bool(self.taking or self.taking_names),
         }[topic]
 
     def any(self) -> bool:
@@ -261,10 +265,20 @@ def topics_of(sentence: str, patient: Patient, own_section: tuple[str, ...] | No
     elif contraindication and patient.said_all is not None and said_beyond(sentence, patient.said_all,
                                                                           patient.indications):
         found.append("benh_kem")
-    if patient.taking and patient.taking & {c.key for c in drug_classes.classes_in(sentence)}:
+    if (patient.taking and patient.taking & {c.key for c in drug_classes.classes_in(sentence)}) or (
+            names_drug(sentence, patient.taking_names)):
         # "đang dùng thuốc chống đông" said of the patient is the medicine taken, not also a condition they have
         found = [topic for topic in found if topic != "benh_kem"] + ["dang_dung"]
     return tuple(found)
+
+
+def names_drug(sentence: str, names: tuple[str, ...] | list[str]) -> bool:
+    """The sentence prints one of the names, as a whole word, folded ("Aspirin" in "... với aspirin liều cao")."""
+    if not names:
+        return False
+    plain = fold(sentence)
+    return any(len(n) >= 4 and re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", plain)
+               for n in {fold(name).strip() for name in names})
 
 
 _INJECTED = ("tiem_tinh_mach", "truyen_tinh_mach", "tiem_bap", "tiem_duoi_da", "tiem_trong_da", "tiem_noi_tuy", "other")

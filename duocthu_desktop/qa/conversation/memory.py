@@ -399,6 +399,8 @@ def merge(prior: QueryFrame, new: QueryFrame) -> QueryFrame:
     # a lab value given now replaces the earlier one of its analyte; the others still hold
     given = {v.analyte for v in new.lab_values}
     merged.lab_values = [v for v in prior.lab_values if v.analyte not in given] + list(new.lab_values)
+    # a medicine the patient takes stays a fact of the patient until the turn names another
+    merged.taking_names = list(new.taking_names or prior.taking_names)
     # A Clcr given now says how the kidneys are now; without one, either turn's "suy thận" counts.
     if new.clcr is not None:
         merged.renal_impairment = new.renal_impairment

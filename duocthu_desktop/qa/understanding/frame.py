@@ -97,3 +97,9 @@ class QueryFrame(BaseModel):
     context_section: str | None = Field(
         None, description="The section the turn asks for with its context phrases left out (None: none named)."
     )
+    # added in round 6 (the patient's co-medication inside a dose question)
+    taking_names: list[str] = Field(
+        default_factory=list,
+        description="The book's names of formulary drugs the patient already takes, when the turn asks another "
+                    "drug's dose: read in that drug's Chống chỉ định and Tương tác thuốc before its dose.",
+    )

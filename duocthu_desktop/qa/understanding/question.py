@@ -163,6 +163,8 @@ def understand(text: str, catalog: Catalog) -> QueryFrame:
         frame.condition = _condition_around_which(clean) or frame.condition
     if frame.turn_type == "interaction":
         frame.section_key = INTERACTION
+    if frame.turn_type == "dosing":
+        _taken_as_context(frame, catalog)
     frame = patient_facts.add_patient_facts(frame, clean.raw)
     if _names_nothing(frame):
         partner = _follow_up_partner(clean)
@@ -395,6 +397,24 @@ def _without_context(text: Text, said: list[str]) -> str:
             found = _cue_before(Text.of(norm), mention)
             at = norm.find(mention.lower(), found[1]) if found else -1
     return norm
+
+
+def _taken_as_context(frame: QueryFrame, catalog: Catalog) -> None:
+    """"Đang dùng aspirin, dùng warfarin liều bao nhiêu?": the dose asked is warfarin's; aspirin is a medicine the
+    patient takes, kept as its book names for the warnings (Tương tác thuốc, "Chống chỉ định phối hợp")."""
+    taking = [d for d in frame.drug_ids if frame.context_drugs.get(d) == "taking"]
+    asked = [d for d in frame.drug_ids if d not in taking]
+    if not taking or not asked:
+        return
+    names: list[str] = []
+    for drug_id in taking:
+        for name in (frame.drug_mentions.get(drug_id, ""), catalog.title(drug_id), *catalog.names_for(drug_id)):
+            if name and name.lower() not in (n.lower() for n in names):
+                names.append(name)
+    frame.taking_names = names
+    frame.drug_ids = asked
+    frame.drug_mentions = {d: m for d, m in frame.drug_mentions.items() if d in asked}
+    frame.via_trade_name = {d: v for d, v in frame.via_trade_name.items() if d in asked}
 
 
 def _dedupe(items: list[str]) -> list[str]:
