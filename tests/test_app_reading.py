@@ -8,7 +8,8 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before pytest-qt makes the QApplication
 
-from PySide6.QtCore import QPoint  # noqa: E402
+import pytest  # noqa: E402
+from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from PySide6.QtWidgets import QPushButton  # noqa: E402
 
 from duocthu_desktop.app import window_state  # noqa: E402
@@ -107,6 +108,25 @@ def test_quick_replies_wrap_and_no_card_overflows_the_chat_at_1024_px(qtbot, mak
     assert len({b.y() for b in replies}) > 1  # they wrapped onto further rows
     assert len(cards[3].chips) == 8 and len({c.y() for c in cards[3].chips}) > 1
     assert all(b.width() >= min(b.sizeHint().width(), b.minimumSizeHint().width()) for b in replies)
+
+
+@pytest.mark.integration
+def test_a_quick_reply_and_a_title_tag_are_one_line_where_the_book_broke_the_label(qtbot, make_window, assistant):
+    """Captopril's indications in the sample book: one label breaks over two printed lines (\"... sau nhồi\" /
+    \"máu cơ tim\"); its button was drawn two lines high in a one-line pill, its tag split the title."""
+    window = make_window(assistant, owns_index=False)  # the session's shared index stays open
+    card = send(qtbot, window, "Liều captopril người lớn?")
+    replies = card.reply_buttons
+    assert card.payload.decision == "clarify" and len(replies) > 1
+    broken = [b.text() for b in replies if "\n" in b.text()]
+    assert not broken and any("nhồi máu cơ tim" in b.text() for b in replies)
+    assert all(b.height() >= b.fontMetrics().height() for b in replies)
+    reply = next(b for b in replies if "nhồi máu cơ tim" in b.text())
+    with qtbot.waitSignal(window.answer_shown, timeout=10000) as shown:
+        qtbot.mouseClick(reply, Qt.MouseButton.LeftButton)
+    answer = shown.args[0].payload
+    assert answer.decision == "answerable"
+    assert any("nhồi máu cơ tim" in b.title for b in answer.blocks) and not [b for b in answer.blocks if "\n" in b.title]
 
 
 def test_the_caption_follows_the_page_shown_not_the_last_citation(
