@@ -151,6 +151,29 @@ def test_the_caption_follows_the_page_shown_not_the_last_citation(
     assert viewer.caption.text().startswith("[1] ")
 
 
+def test_a_cleared_chat_takes_the_open_citations_number_and_highlight_with_it(
+        qtbot, make_window, sample_pdf, sample_build, sample_chunks, sample_monographs):
+    """A new or a past conversation clears the chat: the caption's "[1]" and the band would name a chip no longer
+    shown (in a past conversation, another answer's [1]); the page stays, captioned by what it holds."""
+    from duocthu_desktop.artifacts import PAGES_FILE, read_pages
+
+    pages = read_pages(sample_build / PAGES_FILE)
+    cite = _real_citation(sample_chunks, pages)
+    window = make_window(ScriptedAssistant(lambda q: dose_answer([cite]), sample_monographs, sample_chunks),
+                         pdf=sample_pdf, index_dir=sample_build)
+    qtbot.waitUntil(lambda: window.viewer.document.pageCount() > 0, timeout=10000)
+    with qtbot.waitSignal(window.citation_located, timeout=10000):
+        send(qtbot, window, "Liều paracetamol cho trẻ 5 tuổi?")
+    viewer = window.viewer
+    assert viewer.caption.text().startswith("[1] ") and viewer.view.highlights
+    with qtbot.waitSignal(window.chat.cleared, timeout=3000):
+        window.new_conversation()
+    assert viewer.current_page() == cite.physical_page  # the page stays
+    assert "[1]" not in viewer.caption.text() and not viewer.view.highlights and viewer.citation is None
+    assert f"trang {cite.printed_page}" in viewer.caption.text()
+    assert window.session.page_caption(cite.physical_page) in viewer.caption.text()
+
+
 def test_a_section_jump_lands_on_its_heading_not_the_page_top(
         qtbot, make_window, sample_pdf, sample_build, sample_chunks, sample_monographs):
     window = make_window(ScriptedAssistant(lambda q: dose_answer(), sample_monographs, sample_chunks),

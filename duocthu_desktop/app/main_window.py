@@ -208,6 +208,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.browser, TAB_BROWSE)
         self.viewer = SourceViewer()
         self.viewer.page_caption = self._page_caption
+        self.chat.cleared.connect(self.viewer.drop_citation)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.addWidget(self.tabs)
