@@ -8,7 +8,8 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before pytest-qt makes the QApplication
 
-from PySide6.QtCore import QPoint  # noqa: E402
+import pytest  # noqa: E402
+from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from PySide6.QtWidgets import QPushButton  # noqa: E402
 
 from duocthu_desktop.app import window_state  # noqa: E402
@@ -109,6 +110,25 @@ def test_quick_replies_wrap_and_no_card_overflows_the_chat_at_1024_px(qtbot, mak
     assert all(b.width() >= min(b.sizeHint().width(), b.minimumSizeHint().width()) for b in replies)
 
 
+@pytest.mark.integration
+def test_a_quick_reply_and_a_title_tag_are_one_line_where_the_book_broke_the_label(qtbot, make_window, assistant):
+    """Captopril's indications in the sample book: one label breaks over two printed lines (\"... sau nhồi\" /
+    \"máu cơ tim\"); its button was drawn two lines high in a one-line pill, its tag split the title."""
+    window = make_window(assistant, owns_index=False)  # the session's shared index stays open
+    card = send(qtbot, window, "Liều captopril người lớn?")
+    replies = card.reply_buttons
+    assert card.payload.decision == "clarify" and len(replies) > 1
+    broken = [b.text() for b in replies if "\n" in b.text()]
+    assert not broken and any("nhồi máu cơ tim" in b.text() for b in replies)
+    assert all(b.height() >= b.fontMetrics().height() for b in replies)
+    reply = next(b for b in replies if "nhồi máu cơ tim" in b.text())
+    with qtbot.waitSignal(window.answer_shown, timeout=10000) as shown:
+        qtbot.mouseClick(reply, Qt.MouseButton.LeftButton)
+    answer = shown.args[0].payload
+    assert answer.decision == "answerable"
+    assert any("nhồi máu cơ tim" in b.title for b in answer.blocks) and not [b for b in answer.blocks if "\n" in b.title]
+
+
 def test_the_caption_follows_the_page_shown_not_the_last_citation(
         qtbot, make_window, sample_pdf, sample_build, sample_chunks, sample_monographs):
     from duocthu_desktop.artifacts import PAGES_FILE, read_pages
@@ -129,6 +149,29 @@ def test_the_caption_follows_the_page_shown_not_the_last_citation(
     assert f"trang {window.session.printed_for(elsewhere.start_physical)}" in viewer.caption.text()
     viewer.go_to_page(cite.physical_page)
     assert viewer.caption.text().startswith("[1] ")
+
+
+def test_a_cleared_chat_takes_the_open_citations_number_and_highlight_with_it(
+        qtbot, make_window, sample_pdf, sample_build, sample_chunks, sample_monographs):
+    """A new or a past conversation clears the chat: the caption's "[1]" and the band would name a chip no longer
+    shown (in a past conversation, another answer's [1]); the page stays, captioned by what it holds."""
+    from duocthu_desktop.artifacts import PAGES_FILE, read_pages
+
+    pages = read_pages(sample_build / PAGES_FILE)
+    cite = _real_citation(sample_chunks, pages)
+    window = make_window(ScriptedAssistant(lambda q: dose_answer([cite]), sample_monographs, sample_chunks),
+                         pdf=sample_pdf, index_dir=sample_build)
+    qtbot.waitUntil(lambda: window.viewer.document.pageCount() > 0, timeout=10000)
+    with qtbot.waitSignal(window.citation_located, timeout=10000):
+        send(qtbot, window, "Liều paracetamol cho trẻ 5 tuổi?")
+    viewer = window.viewer
+    assert viewer.caption.text().startswith("[1] ") and viewer.view.highlights
+    with qtbot.waitSignal(window.chat.cleared, timeout=3000):
+        window.new_conversation()
+    assert viewer.current_page() == cite.physical_page  # the page stays
+    assert "[1]" not in viewer.caption.text() and not viewer.view.highlights and viewer.citation is None
+    assert f"trang {cite.printed_page}" in viewer.caption.text()
+    assert window.session.page_caption(cite.physical_page) in viewer.caption.text()
 
 
 def test_a_section_jump_lands_on_its_heading_not_the_page_top(

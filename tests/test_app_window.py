@@ -323,6 +323,43 @@ def test_the_browser_finds_drugs_with_or_without_diacritics_and_opens_pages(qtbo
     assert window.question_box.toPlainText() == "Paracetamol (acetaminophen): "
 
 
+# ---- what the collector walks while turns run (app.heap) ----------------------------------------------------
+
+
+class Kept:
+    """An object the warm-up loads for the session, tracked by the cycle collector."""
+
+
+def test_what_the_warm_up_loads_is_frozen_and_its_garbage_collected_first(qtbot, tmp_path):
+    import gc
+    import weakref
+
+    from duocthu_desktop.app import heap
+
+    found: dict[str, object] = {}
+
+    class Warming(ScriptedAssistant):
+        def warm_up(self) -> float:
+            self.kept = Kept()  # what every turn reads, kept for the session
+            dropped = Kept()
+            dropped.itself = dropped  # a cycle only the collector frees
+            found["dropped"] = weakref.ref(dropped)
+            return 0.0
+
+    assistant = Warming(lambda q: dose_answer())
+    settings = Settings(data_dir=tmp_path)
+    window = MainWindow(settings, opener=lambda _s, _p: Session(assistant, settings), warm_up=True)
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        with qtbot.waitSignal(window.warmed_up, timeout=10000):
+            window.start()
+        assert not any(o is assistant.kept for o in gc.get_objects())  # frozen: no pass walks it again
+        assert found["dropped"]() is None  # the warm-up's garbage was collected, not kept for good
+    finally:
+        heap.thaw()
+
+
 # ---- the rebuild dialog (the build itself scripted) ---------------------------------------------------------
 
 

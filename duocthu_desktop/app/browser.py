@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from duocthu_desktop.artifacts import Monograph
 from duocthu_desktop.dosage.rows import DOSING_FILE, DoseRow
 from duocthu_desktop.dosage.stored import book_rows
-from duocthu_desktop.dosage.titles import KIND_NAMES, NO_ROUTE, POPULATION_NAMES
+from duocthu_desktop.dosage.titles import KIND_NAMES, NO_ROUTE, POPULATION_NAMES, indication_name
 from duocthu_desktop.dosage.words import ROUTE_NAMES
 from duocthu_desktop.payload import Citation
 from duocthu_desktop.text import fold
@@ -177,7 +177,7 @@ class FormularyBrowser(QWidget):
         for row in rows:
             group = POPULATION_NAMES.get(row.population or "", ANY_GROUP)
             route = ", ".join(ROUTE_NAMES[r] for r in row.route) if row.route else NO_ROUTE.capitalize()
-            indication = (row.indication or ANY_INDICATION).rstrip(": ")
+            indication = indication_name(row.indication or ANY_INDICATION)
             at = node(section, (group,), group)
             at = node(at, (group, indication), indication)
             at = node(at, (group, indication, route), route)

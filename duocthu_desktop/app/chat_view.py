@@ -20,6 +20,7 @@ WELCOME = (
 class ChatView(QScrollArea):
     citation_clicked = Signal(object, object)  # Citation, the identity of the index its card was answered from
     reply_clicked = Signal(str)
+    cleared = Signal()  # every card gone (a new or a past conversation): no chip shown names an open page now
 
     def __init__(self, drug_title: Callable[[str], str | None] | None = None, parent=None) -> None:
         super().__init__(parent)
@@ -129,6 +130,7 @@ class ChatView(QScrollArea):
         self._last_question = None
         self.add_note(WELCOME)
         self._past_at = self._layout.count() - 1
+        self.cleared.emit()
 
     def add_button(self, text: str, slot) -> QPushButton:
         button = QPushButton(text)

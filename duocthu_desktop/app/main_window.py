@@ -6,7 +6,6 @@ rebuilding. The window only shows what comes back.
 
 from __future__ import annotations
 
-import gc
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -27,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from duocthu_desktop import in_use
-from duocthu_desktop.app import operations, rebuild, style, window_state
+from duocthu_desktop.app import heap, operations, rebuild, style, window_state
 from duocthu_desktop.app.answer_card import PastAnswer
 from duocthu_desktop.app.browser import FormularyBrowser
 from duocthu_desktop.app.busy import BusyLabel
@@ -89,8 +88,17 @@ def open_session(settings: Settings, pdf: Path | None) -> Session:
     session = Session.open(settings, pdf, warm_up=False, embed_in_worker=True)
     # what the open index holds (every chunk, the catalog) stays for the session: out of the collector's sight, a
     # full collection no longer walks it and stops every thread for ~0.2-0.4 s at some turn (bench/app_bench.py)
-    gc.freeze()
+    heap.freeze_loaded(collect=False)
     return session
+
+
+def warm_up(session: Session) -> None:
+    """On the model's lane: load the models and read what every turn reads, then freeze what that loaded (app.heap),
+    so no later pass of the collector walks it while a turn runs."""
+    try:
+        session.assistant.warm_up()
+    finally:
+        heap.freeze_loaded()
 
 
 def same_folder(a: Path, b: Path) -> bool:
@@ -120,6 +128,7 @@ def remember_index(index_dir: Path, replace: bool = False) -> bool:
 class MainWindow(QMainWindow):
     session_ready = Signal()
     session_failed = Signal(str)
+    warmed_up = Signal()  # the models loaded and what the session keeps frozen (app.heap): turns run at full speed
     answer_arrived = Signal()  # a turn's answer reached the UI thread: its card is being built and shown
     answer_shown = Signal(object)  # the AnswerCard, built, its first citation's page opened
     answer_replaced = Signal(object)  # the AnswerCard with the model's checked wording, built where the book's was
@@ -199,6 +208,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.browser, TAB_BROWSE)
         self.viewer = SourceViewer()
         self.viewer.page_caption = self._page_caption
+        self.chat.cleared.connect(self.viewer.drop_citation)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.addWidget(self.tabs)
@@ -315,7 +325,7 @@ class MainWindow(QMainWindow):
         if self.warm_up:
             self.status_bar_busy.show()
             self.status_label.setText(WARMING)
-            operations.run(lambda task: session.assistant.warm_up(), on_success=lambda _s: self._warmed(),
+            operations.run(lambda task: warm_up(session), on_success=lambda _s: self._warmed(),
                            on_failure=lambda _err: self._warmed(), lane=operations.MODEL, name="warm-up")
 
     def load_pdf(self, path: Path | None) -> None:
@@ -332,6 +342,7 @@ class MainWindow(QMainWindow):
     def _warmed(self) -> None:
         self.status_bar_busy.hide()
         self._show_status()
+        self.warmed_up.emit()
 
     def _show_status(self) -> None:
         if self.session is None:
@@ -583,7 +594,7 @@ class MainWindow(QMainWindow):
         settings, opener, chosen = self.settings, self.opener, self.pdf
 
         def work(task: operations.Task) -> Session:
-            gc.unfreeze()  # the old index's objects may be collected once closed; the new ones are frozen again
+            heap.thaw()  # the old index's objects may be collected once closed; the new ones are frozen again
             if old is not None:
                 old.close()
             return opener(settings, chosen)

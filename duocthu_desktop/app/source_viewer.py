@@ -240,6 +240,17 @@ class SourceViewer(QWidget):
         self.view.set_highlights({})
         self.go_to_page(citation.physical_page)
 
+    def drop_citation(self) -> None:
+        """The chip of the open citation is no longer in the chat (it was cleared): its number and highlight would
+        name an answer no longer shown; the page stays, captioned by what it holds."""
+        if self.citation is None and not self._cited_pages:
+            return
+        self.citation = None
+        self._cited_pages = set()
+        self._citation_caption = ""
+        self.view.set_highlights({})
+        self._caption_for(self.current_page())
+
     def show_gone(self, citation: Citation) -> None:
         """A chip from an index since replaced: say so, and leave the page shown as it is."""
         self.citation = None

@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from duocthu_desktop.dosage.parser import classify
 from duocthu_desktop.dosage.rows import AgeBound, DoseRow, WeightBound
+from duocthu_desktop.dosage.titles import indication_name
 from duocthu_desktop.dosage.words import (
     ADULT_YEARS,
     ELDERLY_YEARS,
@@ -419,7 +420,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         if not p.condition and indications and general and len(general) <= MAX_ROWS:
             # the doses the book gives for no indication in particular; the others are offered by name
             fit.other_indications = indications
-            fit.notes.append("Dược thư còn ghi liều riêng cho: " + "; ".join(i.rstrip(": ") for i in indications)
+            fit.notes.append("Dược thư còn ghi liều riêng cho: " + "; ".join(indication_name(i) for i in indications)
                              + ".")
             candidates = general
         elif not p.condition and len(indications) > 1:
@@ -589,7 +590,7 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
                 named = _distinct(r.indication for r in others)
                 fit.other_indications = named
                 fit.notes.append(f"Dược thư còn ghi liều {', '.join(route_names(others)).lower()} riêng cho: "
-                                 + "; ".join(i.rstrip(": ") for i in named) + ".")
+                                 + "; ".join(indication_name(i) for i in named) + ".")
                 dose_routes = _routes(general)
         if len(dose_routes) > 1 and _route_choice_matters(doses) and not offered:
             fit.ask_route = dose_routes

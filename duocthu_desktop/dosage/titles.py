@@ -8,6 +8,7 @@ import re
 
 from duocthu_desktop.dosage.rows import DoseRow
 from duocthu_desktop.dosage.words import ELDERLY_YEARS, ROUTE_NAMES
+from duocthu_desktop.text import squash_spaces
 
 POPULATION_NAMES = {
     "nguoi_lon": "Người lớn",
@@ -36,10 +37,17 @@ def title(drug: str, row: DoseRow) -> str:
     parts.append(", ".join(ROUTE_NAMES[r].lower() for r in row.route) if row.route else NO_ROUTE)
     # a remark that gives no dose names no indication: it is about the group, whatever heading it sits under
     if row.indication and _numbers_printed(row.indication, row.text) and row.kind != "instruction":
-        parts.append(row.indication.rstrip(": "))
+        parts.append(indication_name(row.indication))
     if row.kind in KIND_NAMES:
         parts.append(KIND_NAMES[row.kind].lower())
     return f"{drug} — " + " · ".join(parts)
+
+
+def indication_name(label: str) -> str:
+    """An indication's printed label as a name on one line (a title's tag, a quick reply, a list of the others):
+    a line break the book's narrow column put inside it ("... sau nhồi\\nmáu cơ tim") is layout, not part of the
+    name; the colon that ends it on the page is dropped."""
+    return squash_spaces(label).rstrip(": ")
 
 
 def _numbers_printed(words: str, text: str) -> bool:

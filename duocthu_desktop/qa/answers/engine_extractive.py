@@ -15,6 +15,7 @@ from duocthu_desktop.artifacts import Chunk, Monograph
 from duocthu_desktop.dosage import fit as dose_fit
 from duocthu_desktop.dosage.parser import section_rows
 from duocthu_desktop.dosage.rows import DoseRow
+from duocthu_desktop.dosage.titles import indication_name
 from duocthu_desktop.dosage.titles import title as dose_title
 from duocthu_desktop.dosage.words import FRAME_ROUTE_NAMES, ROUTE_NAMES
 from duocthu_desktop.payload import BlockKind, Reason
@@ -107,7 +108,7 @@ class ExtractiveEngine:
         if fit.ask_indication:
             message = (f"Dược thư ghi liều {drug} riêng cho từng chỉ định ({len(fit.ask_indication)} chỉ định). "
                        "Bạn hỏi liều cho chỉ định nào?")
-            return _clarify(Reason.NEEDS_MORE_INFO, message, [i.rstrip(": ") for i in fit.ask_indication])
+            return _clarify(Reason.NEEDS_MORE_INFO, message, [indication_name(i) for i in fit.ask_indication])
         if fit.ask_age_or_weight:
             reason = Reason.MISSING_PEDIATRIC_AGE_OR_WEIGHT
             return _clarify(reason, messages.message_for(reason), [])
@@ -145,7 +146,7 @@ class ExtractiveEngine:
             result = answer.result(Reason.QUARANTINED_EVIDENCE, join_messages(message, quarantine_message()))
         else:
             result = answer.result(None, message)
-        replies = [i.rstrip(": ") for i in fit.other_indications]
+        replies = [indication_name(i) for i in fit.other_indications]
         return result.model_copy(update={"dosage_filtered": True, "quick_replies": replies,
                                          "for_this_patient": fit.specific})
 
