@@ -159,3 +159,8 @@ def test_several_groups_listed_as_one_heading_set_no_single_group_and_no_indicat
 def test_a_disease_list_keeps_reading_its_first_item_for_the_group() -> None:
     rows = read("Nhiễm khuẩn huyết, nhiễm khuẩn huyết sơ sinh, viêm màng não:\nTiêm tĩnh mạch 5 mg/kg/ngày.")
     assert rows[0].population is None and rows[0].indication.startswith("Nhiễm khuẩn huyết")
+
+
+def test_adults_listed_with_adolescents_stay_the_adults_group() -> None:
+    rows = read("Hạ cam: Người lớn, thanh thiếu niên: 1 liều duy nhất 250 mg tiêm bắp.")
+    assert rows[0].population == "nguoi_lon"

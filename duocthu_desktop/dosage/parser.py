@@ -198,6 +198,8 @@ _TOGETHER = re.compile(r"\bnguoi lon(?: va|,| hoac)? (?:tre em|tre|thieu nien)\b
 def _groups_together(label: str) -> bool:
     """A label that lists groups only, each item a group ("Cho người lớn, người cao tuổi và trẻ em")."""
     items = [i for i in re.split(r",|\bvà\b|\bhoặc\b", label) if i.strip()]
+    if "thieu nien" in fold(label):
+        return False  # adults named with adolescents ("Người lớn, thanh thiếu niên") are the adults' group
     return len(items) > 1 and all(populations_in(i) for i in items)
 
 
