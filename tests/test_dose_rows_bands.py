@@ -152,3 +152,12 @@ def test_an_impaired_organs_remark_ends_where_the_next_paragraph_opens_on_a_rout
     # an organ's label whose words end in ":" introduces the lines below: they stay that organ's
     rows = read("Bệnh nhân suy gan: Dùng liều như sau:\nTiêm tĩnh mạch: 10 mg ngày một lần.")
     assert row(rows, "Tiêm tĩnh mạch").hepatic
+
+
+def test_a_kidney_band_under_a_joint_kidney_or_liver_heading_is_the_kidneys_by_its_own_words() -> None:
+    rows = read("Suy thận hoặc suy gan: Phải giảm liều hoặc kéo dài khoảng cách giữa 2 liều. "
+                "Người có tốc độ lọc cầu thận 10 - 50 ml/phút, cách 12 giờ dùng thuốc một lần.")
+    joint = row(rows, "Suy thận hoặc suy gan")
+    assert joint.renal is not None and joint.hepatic
+    band = row(rows, "Người có tốc độ")
+    assert band.renal is not None and band.renal.clcr_min == 10 and not band.hepatic

@@ -146,3 +146,21 @@ def test_a_heading_glued_to_the_end_of_a_paragraph_ends_the_group_its_sentences_
     rows = read("Ở trẻ em, có thể dùng thuốc tiêm tĩnh mạch với liều 600 đơn vị/kg. Người bệnh phẫu thuật\n"
                 "Có thể dùng thuốc có bổ sung sắt để điều trị người bệnh thiếu máu chuẩn bị phẫu thuật chọn lọc.")
     assert row(rows, "Có thể dùng thuốc có").population is None
+
+
+def test_several_groups_listed_as_one_heading_set_no_single_group_and_no_indication() -> None:
+    rows = read("Cho người lớn, người cao tuổi và trẻ em:\nGây tê vùng:\nTiêm bắp: 2 - 4 mg/kg.\n"
+                "Người lớn, trẻ em hoặc người cao tuổi:\nDự phòng:\nUống 5 mg/kg, ngày 2 lần.")
+    for r in rows:
+        assert r.population is None and r.indication in ("Gây tê vùng", "Dự phòng"), r
+    assert row(rows, "Tiêm bắp").indication == "Gây tê vùng"
+
+
+def test_a_disease_list_keeps_reading_its_first_item_for_the_group() -> None:
+    rows = read("Nhiễm khuẩn huyết, nhiễm khuẩn huyết sơ sinh, viêm màng não:\nTiêm tĩnh mạch 5 mg/kg/ngày.")
+    assert rows[0].population is None and rows[0].indication.startswith("Nhiễm khuẩn huyết")
+
+
+def test_adults_listed_with_adolescents_stay_the_adults_group() -> None:
+    rows = read("Hạ cam: Người lớn, thanh thiếu niên: 1 liều duy nhất 250 mg tiêm bắp.")
+    assert rows[0].population == "nguoi_lon"

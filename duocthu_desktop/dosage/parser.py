@@ -195,9 +195,19 @@ _TOGETHER = re.compile(r"\bnguoi lon(?: va|,| hoac)? (?:tre em|tre|thieu nien)\b
                        r"|\b(?:tre em|tre|thieu nien)\b(?! (?:duoi|nho hon|<))[^,:;]{0,30}? (?:va|hoac) nguoi lon\b")
 
 
+def _groups_together(label: str) -> bool:
+    """A label that lists groups only, each item a group ("Cho người lớn, người cao tuổi và trẻ em")."""
+    items = [i for i in re.split(r",|\bvà\b|\bhoặc\b", label) if i.strip()]
+    if "thieu nien" in fold(label):
+        return False  # adults named with adolescents ("Người lớn, thanh thiếu niên") are the adults' group
+    return len(items) > 1 and all(populations_in(i) for i in items)
+
+
 def _group_part(label: str) -> str:
     """Where a label names its group: its first listed item ("Nhiễm khuẩn huyết, nhiễm khuẩn huyết sơ sinh, ..."
     lists diseases), or a group it is for ("... ở trẻ em")."""
+    if _groups_together(label):
+        return label  # "Cho người lớn, người cao tuổi và trẻ em": groups named together, each item a group
     first = label.split(",")[0]
     rest = re.findall(r"(?:\b(?:ở|cho|đối với)\s+)(?:người|trẻ|sơ sinh|phụ nữ|bệnh nhi)[^,;]*", label[len(first):], re.I)
     return " ".join([first, *rest])
@@ -219,6 +229,9 @@ def _classify_rule(words: str) -> tuple[str, Fields, labels.LabelRule]:
     folded = fold(head)
     rule = labels.first_rule(head, folded, facts)
     kind = rule.kind
+    if f.population is None and not f.has_group and _groups_together(head):
+        # several groups named as one ("Cho người lớn, người cao tuổi và trẻ em:"): no single group, no indication
+        return "note", f, rule
     band_free = _BAND_PHRASES.sub(" ", folded)
     if rule.name == "group" and not (
         sum(1 for w in re.findall(r"[a-z]+", band_free) if w not in _BAND_WORDS) < 2 or _GROUP_FIRST.match(folded)
@@ -1092,6 +1105,9 @@ def _overlay(base: Fields, top: Fields) -> Fields:
         out.renal = top.renal
     if top.hepatic:
         out.hepatic = True
+    if base.renal is not None and base.hepatic and top.renal is not None and not top.hepatic and (
+            top.renal.clcr_min is not None or top.renal.clcr_max is not None or top.renal.dialysis):
+        out.hepatic = False  # a kidney band under "Suy thận hoặc suy gan:": its own words say which organ
     if top.indication:
         out.indication = top.indication
     return out
