@@ -129,8 +129,8 @@ def test_a_quick_reply_and_a_title_tag_are_one_line_where_the_book_broke_the_lab
     assert any("nhồi máu cơ tim" in b.title for b in answer.blocks) and not [b for b in answer.blocks if "\n" in b.title]
 
 
-def test_the_caption_follows_the_page_shown_not_the_last_citation(
-        qtbot, make_window, sample_pdf, sample_build, sample_chunks, sample_monographs):
+def _window_with_a_citation_open(qtbot, make_window, sample_pdf, sample_build, sample_chunks, sample_monographs):
+    """A window over the real sample book whose one dose answer's chip [1] is open in the PDF pane."""
     from duocthu_desktop.artifacts import PAGES_FILE, read_pages
 
     pages = read_pages(sample_build / PAGES_FILE)
@@ -140,6 +140,13 @@ def test_the_caption_follows_the_page_shown_not_the_last_citation(
     qtbot.waitUntil(lambda: window.viewer.document.pageCount() > 0, timeout=10000)
     with qtbot.waitSignal(window.citation_located, timeout=10000):
         send(qtbot, window, "Liều paracetamol cho trẻ 5 tuổi?")
+    return window, cite
+
+
+def test_the_caption_follows_the_page_shown_not_the_last_citation(
+        qtbot, make_window, sample_pdf, sample_build, sample_chunks, sample_monographs):
+    window, cite = _window_with_a_citation_open(
+        qtbot, make_window, sample_pdf, sample_build, sample_chunks, sample_monographs)
     viewer = window.viewer
     assert viewer.caption.text().startswith("[1] ")
     elsewhere = next(m for m in sample_monographs if m.drug_id != cite.drug_id)
@@ -155,15 +162,8 @@ def test_a_cleared_chat_takes_the_open_citations_number_and_highlight_with_it(
         qtbot, make_window, sample_pdf, sample_build, sample_chunks, sample_monographs):
     """A new or a past conversation clears the chat: the caption's "[1]" and the band would name a chip no longer
     shown (in a past conversation, another answer's [1]); the page stays, captioned by what it holds."""
-    from duocthu_desktop.artifacts import PAGES_FILE, read_pages
-
-    pages = read_pages(sample_build / PAGES_FILE)
-    cite = _real_citation(sample_chunks, pages)
-    window = make_window(ScriptedAssistant(lambda q: dose_answer([cite]), sample_monographs, sample_chunks),
-                         pdf=sample_pdf, index_dir=sample_build)
-    qtbot.waitUntil(lambda: window.viewer.document.pageCount() > 0, timeout=10000)
-    with qtbot.waitSignal(window.citation_located, timeout=10000):
-        send(qtbot, window, "Liều paracetamol cho trẻ 5 tuổi?")
+    window, cite = _window_with_a_citation_open(
+        qtbot, make_window, sample_pdf, sample_build, sample_chunks, sample_monographs)
     viewer = window.viewer
     assert viewer.caption.text().startswith("[1] ") and viewer.view.highlights
     with qtbot.waitSignal(window.chat.cleared, timeout=3000):

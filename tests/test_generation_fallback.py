@@ -18,7 +18,9 @@ from duocthu_desktop.settings import Settings
 from tests.fakes_llm import CopyingModel
 
 PARACETAMOL = "Liều paracetamol cho bé 5 tuổi nặng 18 kg, đường uống?"
-MISSPELT_CONTRAINDICATION = "Chống chỉ định của metphormin?"
+# two letters off the book's name and no everyday spelling of it (qa/understanding/spelling.py folds "metphormin"):
+# the deterministic reading leaves the drug unknown, the model reads it
+MISSPELT_CONTRAINDICATION = "Chống chỉ định của metfarmon?"
 COMBINATION = ("Không nên dùng các dạng phối hợp 2 thuốc (abacavir và lamivudin) cho trẻ dưới 18 tuổi, hoặc phối "
                "hợp 3 thuốc (abacavir, lamivudin và zidovudin) cho trẻ cân nặng dưới 40 kg vì không thể điều chỉnh "
                "được liều cho từng trường hợp.")
@@ -81,7 +83,7 @@ def test_the_models_reading_of_a_misspelt_name_keeps_the_section_the_question_na
     p = make(model).ask(MISSPELT_CONTRAINDICATION)
     assert p.decision == "answerable" and p.engine == "extractive"
     assert {c.section_key for c in p.citations} == {"chong_chi_dinh"}
-    assert "metphormin" in p.message and catalog.title("metformin") in p.message
+    assert "metfarmon" in p.message and catalog.title("metformin") in p.message
 
 
 def test_a_model_that_cannot_read_the_question_leaves_the_apps_own_reading(make, assistant) -> None:
@@ -92,7 +94,7 @@ def test_a_model_that_cannot_read_the_question_leaves_the_apps_own_reading(make,
 
 
 def test_the_models_reading_fills_only_what_the_deterministic_reading_left_empty(catalog) -> None:
-    read = QueryFrame(question=MISSPELT_CONTRAINDICATION, turn_type="drug_attribute", unknown_drugs=["metphormin"],
+    read = QueryFrame(question=MISSPELT_CONTRAINDICATION, turn_type="drug_attribute", unknown_drugs=["metfarmon"],
                       section_key="chong_chi_dinh")
     got = understanding.filled(read, ["metformin"], None, "dosing", catalog)
     assert (got.drug_ids, got.turn_type, got.section_key) == (["metformin"], "drug_attribute", "chong_chi_dinh")
