@@ -164,3 +164,26 @@ def test_a_disease_list_keeps_reading_its_first_item_for_the_group() -> None:
 def test_adults_listed_with_adolescents_stay_the_adults_group() -> None:
     rows = read("Hạ cam: Người lớn, thanh thiếu niên: 1 liều duy nhất 250 mg tiêm bắp.")
     assert rows[0].population == "nguoi_lon"
+
+
+def test_an_indication_the_section_opens_with_holds_over_its_generic_parts() -> None:
+    """A heading printed first ("Bệnh X"), then "Cách dùng:" and "Liều lượng:": those label the section's parts,
+    so the doses under them are still for that indication, until the next indication heading."""
+    rows = read("Bệnh X\nCách dùng:\nThuốc được dùng đường uống.\nLiều lượng:\n"
+                "Người lớn: Uống 10 mg/lần, ngày 4 lần.\nBệnh Y\nNgười lớn: Uống 25 mg/lần, ngày 4 lần.")
+    assert row(rows, "Người lớn: Uống 10 mg").indication == "Bệnh X"
+    assert row(rows, "Người lớn: Uống 25 mg").indication == "Bệnh Y"
+    # a generic label that comes first still starts over: a later heading is not section-wide
+    rows = read("Liều lượng:\nBệnh X\nNgười lớn: Uống 10 mg/lần.\nLiều dùng:\nNgười lớn: Uống 25 mg/lần.")
+    assert row(rows, "Người lớn: Uống 25 mg").indication is None
+
+
+def test_an_indication_label_after_a_list_of_groups_is_their_sibling() -> None:
+    """'Người lớn: ... mg' and 'Người cao tuổi: ... mg' list the groups; 'Cơn Z: Tiêm bắp 10 mg' after them is
+    not the elderly's. One group label over the indications after it still holds for them."""
+    rows = read("Người lớn: Uống 10 mg/lần, ngày 4 lần.\nNgười cao tuổi: Khởi đầu uống 10 mg, ngày 2 lần.\n"
+                "Cơn Z: Tiêm bắp 10 - 50 mg.")
+    assert row(rows, "Cơn Z").population is None
+    assert row(rows, "Người cao tuổi").population == "nguoi_cao_tuoi"
+    rows = read("Trẻ em: Trên 1 tuổi, dùng đường uống 25 mg/kg/ngày.\nViêm tai giữa cấp: 75 mg/kg một ngày.")
+    assert row(rows, "Viêm tai giữa cấp").population == "tre_em"

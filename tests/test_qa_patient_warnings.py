@@ -358,6 +358,18 @@ def test_a_contraindication_with_something_else_or_graver_than_said_does_not_hid
     assert warning_answer(frame, {CI: ci}).contraindicated
 
 
+def test_a_liver_grade_names_its_severity() -> None:
+    """Child-Pugh C and a decompensated cirrhosis are a severe liver impairment, B a moderate one: "Suy gan vừa
+    và nặng." is this patient's; a Child-Pugh A patient's is not, and the dose stays."""
+    ci = _section(CI, "Suy gan vừa và nặng.")
+    for question, contraindicated in (("BN xơ gan mất bù Child-Pugh C, liều bao nhiêu?", True),
+                                      ("suy gan child pugh B dùng liều bao nhiêu?", True),
+                                      ("Người bệnh xơ gan mất bù, liều?", True),
+                                      ("Suy gan Child-Pugh A, liều bao nhiêu?", False)):
+        warned = warning_answer(QueryFrame(question=question, hepatic_impairment=True), {CI: ci})
+        assert warned is not None and warned.contraindicated is contraindicated, question
+
+
 def test_a_group_contraindicated_only_under_a_condition_does_not_hide_the_dose():
     """"Không dùng cho trẻ em có vấn đề về thở": shown first for a child, but the child may not have it, so the
     dose is not withheld; an unqualified "Trẻ em dưới 12 tuổi." still withholds it; a sentence that allows

@@ -72,7 +72,7 @@ _NOT_THIS = re.compile(r"(?:khong(?: \w+)?|voi|sau|cua|tranh)\s*$")
 _LOADING = re.compile(r"\blieu (?:nap|tan cong|dau tien)\b|\bdau tien (?:mot|1) lieu\b")
 _ADJUST = re.compile(
     r"\b(?:giam lieu|dieu chinh lieu|gian (?:rong )?khoang|noi rong|giam \w+ lieu|thay doi|bo sung|lieu thap"
-    r"|lieu cao hon|lieu \w+ hon)\b"
+    r"|lieu cao hon|lieu \w+ hon|(?:hieu )?chinh lieu|keo dai khoang|than trong)\b"
 )
 # Words of a group label that say nothing beyond the group and its band: what is left names an indication.
 _BAND_WORDS = frozenset(
@@ -125,6 +125,9 @@ class Level:
     # an impaired organ's label opening a remark that ends in a full stop ("Bệnh nhân suy gan: Liều ... có thể cần
     # phải giảm."): a label opening the next paragraph on a route ends it
     remark: bool = False
+    # an indication heading the section opens with, before any statement or generic label ("Tăng huyết áp", then
+    # "Cách dùng:", "Liều lượng:"): the generic labels under it are its parts, not a new start
+    section_wide: bool = False
 
 
 def read_fields(text: str, *, label: bool = False) -> Fields:
@@ -304,6 +307,8 @@ class SectionReader:
         # the last paragraph read named an impaired organ by a label of no other group ("Người suy thận: ... theo
         # bảng sau:"): a table right after it is that organ's band of the drug, not the group or indication above
         self.organ_label_before = False
+        self.group_run = 0  # paragraphs in a row opening on a group's label with a dose of their own
+        self.generic_seen = False  # a generic label ("Liều lượng:", "Cách dùng:") has been read in the section
 
     # ---- the heading stack ---------------------------------------------------------------------------
 
@@ -325,8 +330,9 @@ class SectionReader:
             self.block_dose_routes = []
         if kind == "generic":
             # starts over, but not under the labels of its own statement ("Tăng huyết áp: Liều thường dùng: ...")
-            self.stack = [lv for lv in self.stack if lv.piece == self.piece_no and lv.inline]
+            self.stack = [lv for lv in self.stack if (lv.piece == self.piece_no and lv.inline) or lv.section_wide]
             self.group_heads = []
+            self.generic_seen = True
             return
         if kind not in ("group", "route", "indication", "qualifier"):
             return
@@ -353,6 +359,7 @@ class SectionReader:
                 # the group a paragraph's indication label named ("Duy trì ... ở trẻ sơ sinh: ...") goes with it
                 self.stack = [lv for lv in self.stack if not (lv.dim == "group" and lv.soft and lv.label in gone)]
         level.below = tuple(lv.label for lv in self.stack)
+        level.section_wide = kind == "indication" and not self.rows and not self.generic_seen and not self.stack
         if kind == "group":
             self.group_heads.append(level)
         self.stack.append(level)
@@ -453,7 +460,24 @@ class SectionReader:
                     continue  # a sentence of its own line introducing the lines below, not a heading of remarks
                 self._heading(kind, lab.text, f, inline=False)
             return
+        self._group_list(labels[0].text if labels else None, text[start:end])
         self._sentences(chunk, reading.sentences(text, start, end), end)
+
+    def _group_list(self, opening: str | None, paragraph: str) -> None:
+        """Paragraphs in a row that each open on a group's label with a dose of their own ("Người lớn: ... 10
+        mg", "Người cao tuổi: ... 10 mg") are a list of the section's groups: a paragraph after them that opens on
+        an indication's label naming no group ("Cơn tăng huyết áp: ...") is the list's sibling, not the last
+        group's. One group label over the indications after it ("Trẻ em: Trên 1 tuổi, dùng đường uống.", then
+        "Viêm tai giữa cấp: ...") still holds for them."""
+        if opening is None:
+            return  # running text goes on under the labels above it
+        kind, f = classify(opening)
+        if kind == "group" and f.has_group and not _is_organ(f) and reading.DOSE.search(paragraph):
+            self.group_run += 1
+            return
+        if kind == "indication" and not f.has_group and self.group_run >= 2:
+            self.stack = [lv for lv in self.stack if not (lv.dim == "group" and lv.inline)]
+        self.group_run = 0
 
     def _intro(self, words: str, f: Fields) -> bool:
         """"Để điều trị X ở trẻ em trên 1 tuổi, liều lượng được xác định theo thể trọng như sau:": a sentence that

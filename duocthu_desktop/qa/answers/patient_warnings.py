@@ -192,8 +192,16 @@ def _graver_than_said(warning: Warning, frame: QueryFrame) -> bool:
 _WEIGHT_SAID = re.compile(r"(?<!\w)(?:nặng|nang|cân nặng|can nang)\s*\d+(?:[,.]\d+)?\s*(?:kg|kí|ký|ki|cân)?(?!\w)")
 
 
+# the severities a grade names: Child-Pugh A, B, C are a mild, moderate and severe liver impairment; a
+# decompensated cirrhosis ("xơ gan mất bù") is a severe one
+_GRADES = ((re.compile(r"child[\s-]*pugh\s*(?:loại\s*|độ\s*|nhóm\s*)?a(?!\w)"), "nhẹ"),
+           (re.compile(r"child[\s-]*pugh\s*(?:loại\s*|độ\s*|nhóm\s*)?b(?!\w)"), "vừa"),
+           (re.compile(r"child[\s-]*pugh\s*(?:loại\s*|độ\s*|nhóm\s*)?c(?!\w)|mất bù|mat bu(?!\w)"), "nặng"))
+
+
 def _severity_unsaid(text: str, question: str) -> bool:
     said = _WEIGHT_SAID.sub(" ", question.lower())
+    said += "".join(f" {severity}" for grade, severity in _GRADES if grade.search(said))
     # "vừa và nặng": the patient is in it when either is said
     named = [m.group(0) for m in _SEVERITY.finditer(text.lower())]
     return bool(named) and all(w not in said and fold(w) not in fold(said) for w in named)
