@@ -581,3 +581,16 @@ def test_asking_words_and_a_ceiling_name_no_heading() -> None:
     # a case of one heading's own named alone still narrows
     fit = choose(rows, Patient(population="nguoi_lon", route="uong", question="nhiễm khuẩn huyết, người lớn uống?"))
     assert [t for t in _texts(fit.rows) if "mỗi 6 giờ" in t] == ["Nhiễm khuẩn huyết: Uống 1 g mỗi 6 giờ."]
+
+
+def test_a_woman_pregnant_by_her_weeks_is_dosed_as_the_pregnant_group() -> None:
+    """"thai 34 tuần" makes the frame pregnant with no group word: the pregnant group's dose, not a general one."""
+    from duocthu_desktop.qa.understanding.frame import QueryFrame
+
+    rows = read("Cơn Z: Tiêm tĩnh mạch 10 - 20 mg trong thời gian trên 20 phút.\n"
+                "Cơn Z ở phụ nữ mang thai: Tiêm tĩnh mạch 5 - 10 mg trong thời gian trên 20 phút.")
+    p = Patient.from_frame(QueryFrame(question="Sản phụ thai 34 tuần, tiêm tĩnh mạch thế nào?", pregnant=True,
+                                      route="tiem_tinh_mach"))
+    assert p.population == "mang_thai"
+    assert [t for t in _texts(choose(rows, p).rows)] == [
+        "Cơn Z ở phụ nữ mang thai: Tiêm tĩnh mạch 5 - 10 mg trong thời gian trên 20 phút."]

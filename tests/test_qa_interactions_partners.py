@@ -251,3 +251,19 @@ def test_an_interaction_asked_with_dose_words_stays_an_interaction(catalog, ques
                                       "Liều paracetamol, amoxicilin cho trẻ 20 kg?"])
 def test_two_doses_asked_side_by_side_are_no_interaction(catalog, question: str) -> None:
     assert understand(question, catalog).turn_type == "dosing"
+
+
+def test_a_partner_is_found_under_its_other_name_its_book_spelling_and_a_wording_with_words_inside() -> None:
+    """"noradrenalin" is printed "norepinephrin"; "lithium" is printed "lithi"; a class wording the book prints with
+    words inside it ("thuốc chống viêm giảm đau không steroid") is the class, but a negation inside is not."""
+    from duocthu_desktop.qa.answers import drug_classes
+
+    text = ("Không dùng thuốc A ở bệnh nhân đang dùng thuốc co mạch như dopamin, norepinephrin. "
+            "Thuốc A làm tăng nồng độ lithi lên 12 - 67%. Các thuốc chống viêm giảm đau không steroid làm tăng nguy "
+            "cơ chảy máu.")
+    for partner, found in (("noradrenalin", "norepinephrin"), ("lithium", "lithi"), ("ibuprofen", "không steroid")):
+        wordings = drug_classes.unknown_drug_wordings(partner, (text,))
+        sentence = next(s for s in text.split(". ") if found in s)
+        assert any(drug_classes.mentions(sentence, w) for w in wordings), partner
+    assert not drug_classes.mentions("thuốc không chống đông máu", "thuốc chống đông máu")
+    assert not drug_classes.mentions("thuốc chống viêm có steroid", "thuốc chống viêm không steroid")

@@ -69,6 +69,9 @@ def _frame(question: str, **fields) -> QueryFrame:
         (_frame("Quá liều testamin dùng thuốc giải độc gì?", turn_type="drug_attribute",
                 section_key="qua_lieu_xu_tri"), "focused"),
         (_frame("Testamin và nước bưởi?", turn_type="unknown"), "focused"),
+        # how much of one form is how much of another: the sentence that converts them, not a dose to fit
+        (_frame("Viên testamin natri 12,8 mg tương đương bao nhiêu mg testamin?", turn_type="dosing",
+                section_key="lieu_luong_cach_dung"), "focused"),
     ],
 )
 def test_questions_a_sentence_answers(frame: QueryFrame, kind: str) -> None:
@@ -468,3 +471,27 @@ def test_a_thing_the_named_section_never_prints_is_answered_by_the_sentence_else
     assert "Không dùng dung dịch Hartmann" in claims
     assert answer.citations[0].section_key == "lieu_luong_cach_dung"
     assert "Quá mẫn" not in claims
+
+
+def test_a_drug_the_monograph_never_prints_is_ranked_by_the_class_it_prints() -> None:
+    """'thiopental' asked, 'barbiturat' printed: the question is ranked with the class's words; a drug the
+    monograph prints by name, or a word of no known class, stays as typed."""
+    chunk = Chunk(chunk_id=f"{DRUG}__tuong_ky__0", drug_id=DRUG, section_key="tuong_ky", part_index=0,
+                  text="Không tiêm testamin và barbiturat trong cùng một bơm tiêm vì tạo tủa.",
+                  printed_pages=[10], physical_pages=[3])
+    sentences = sentence_answer.drug_sentences([chunk])
+    asked = "Hút testamin và thiopental chung một bơm tiêm được không?"
+    assert "barbiturat" in sentence_answer._members_as_printed(asked, sentences)
+    assert "thiopental" not in sentence_answer._members_as_printed(asked, sentences)
+    assert sentence_answer._members_as_printed("testamin với xyzamin?", sentences) == "testamin với xyzamin?"
+
+
+def test_a_sentence_that_refuses_the_route_is_told_from_one_that_only_names_it() -> None:
+    """"Không tiêm bắp ..." refuses the route; a conversion "khi chuyển từ ... tiêm bắp sang ..." and "không tiêm"
+    said of nothing in particular do not."""
+    assert sentence_answer.refuses_route("Không tiêm bắp vì kích ứng tại chỗ.", "tiem_bap")
+    assert sentence_answer.refuses_route("Thuốc gây hoại tử. Không được dùng đường tiêm bắp.", "tiem_bap")
+    assert not sentence_answer.refuses_route("Khi chuyển từ uống hoặc tiêm bắp sang tiêm tĩnh mạch, giảm 20%.",
+                                             "tiem_bap")
+    assert not sentence_answer.refuses_route("Có thể tiêm bắp sâu.", "tiem_bap")
+    assert not sentence_answer.refuses_route("Không tiêm tĩnh mạch nhanh.", "tiem_bap")

@@ -79,7 +79,8 @@ class Patient:
     def from_frame(cls, frame) -> Patient:
         return cls(
             route=_ROUTE_ALIASES.get(frame.route, frame.route) if frame.route else None,
-            population=frame.population,
+            # "thai 34 tuần", "sản phụ ... 3 tháng cuối": pregnant by the weeks or the trimester, with no group word
+            population=frame.population or ("mang_thai" if getattr(frame, "pregnant", False) else None),
             age_years=frame.age_years,
             weight_kg=frame.weight_kg,
             gestational_weeks=frame.gestational_weeks,

@@ -227,6 +227,12 @@ CLASSES: tuple[DrugClass, ...] = (
         "oral_contraceptive",
         ("thuốc tránh thai dạng uống", "thuốc uống tránh thai", "thuốc tránh thai", "thuốc ngừa thai"),
     ),
+    DrugClass(
+        "barbiturate",
+        ("barbiturat", "các barbiturat", "dẫn chất barbiturat", "thuốc nhóm barbiturat"),
+        ("thiopental", "phenobarbital", "pentobarbital", "amobarbital", "secobarbital", "methohexital",
+         "butabarbital"),
+    ),
 )
 
 BY_KEY: dict[str, DrugClass] = {c.key: c for c in CLASSES}
@@ -240,11 +246,18 @@ def has_diacritics(text: str) -> bool:
     return fold(text) != text.lower()
 
 
+# A wording of three words or more is also printed with a word or two inside it ("thuốc chống viêm giảm đau không
+# steroid"); never a word that turns it around ("thuốc không chống đông").
+_MIN_GAPPED_WORDS = 3
+_GAP = r"(?:\s+(?!(?:không|khong|chưa|chua|trừ|tru|ngoài|ngoai)(?!\w))\w+){0,2}\s+"
+
+
 @lru_cache(maxsize=4096)
 def _pattern(wording: str) -> re.Pattern[str]:
     """Whole words of a wording, any whitespace (a printed line break) between them."""
     base = _norm(wording) if has_diacritics(wording) else fold(wording)
-    body = r"\s+".join(re.escape(w) for w in base.split())
+    words = base.split()
+    body = (_GAP if len(words) >= _MIN_GAPPED_WORDS else r"\s+").join(re.escape(w) for w in words)
     return re.compile(r"(?<!\w)" + body + r"(?!\w)")
 
 
@@ -378,10 +391,39 @@ def printed_class_wordings(class_line: str | None) -> list[str]:
     return _unique(out)
 
 
+# The two names one drug has in the world (the INN and the British or older name): the book prints one of them.
+SAME_DRUG: tuple[tuple[str, ...], ...] = (
+    ("epinephrin", "adrenalin"),
+    ("norepinephrin", "noradrenalin"),
+    ("paracetamol", "acetaminophen"),
+    ("salbutamol", "albuterol"),
+    ("lidocain", "lignocain"),
+    ("furosemid", "frusemid"),
+    ("glyceryl trinitrat", "nitroglycerin"),
+    ("isoprenalin", "isoproterenol"),
+    ("petidin", "meperidin"),
+    ("ciclosporin", "cyclosporin"),
+    ("rifampicin", "rifampin"),
+    ("phenobarbital", "phenobarbiton"),
+)
+
+
+def same_drug_names(name: str) -> list[str]:
+    """The drug's other name in the world ("noradrenalin" -> "norepinephrin"), read through the spelling keys."""
+    from duocthu_desktop.qa.understanding.spelling import spelling_keys
+
+    key = spelling_keys(tuple(fold(name).split()))
+    return [n for names in SAME_DRUG if key in {spelling_keys(tuple(fold(m).split())) for m in names}
+            for n in names if spelling_keys(tuple(fold(n).split())) != key]
+
+
 def unknown_drug_wordings(name: str, texts: tuple[str, ...] = ()) -> list[str]:
-    """A drug outside the formulary: its name, the book's spellings of it in `texts` (the sections searched:
-    "clarithromycine" typed, "clarithromycin" printed), then the wordings of the classes it is a common member of."""
-    return _unique([name] + book_spellings(name, texts) + wordings(with_parents(classes_of_member(name))))
+    """A drug outside the formulary: its name and its other name in the world, the book's spellings of them in
+    `texts` (the sections searched: "clarithromycine" typed, "clarithromycin" printed; "lithium" typed, "lithi"
+    printed), then the wordings of the classes it is a common member of."""
+    names = [name] + same_drug_names(name)
+    spelled = [w for n in names for w in book_spellings(n, texts)]
+    return _unique(names + spelled + wordings(with_parents([c for n in names for c in classes_of_member(n)])))
 
 
 MIN_SPELLED_LETTERS = 7  # a shorter name one letter from a word of the book is as likely another word
@@ -391,15 +433,25 @@ def book_spellings(name: str, texts: tuple[str, ...]) -> list[str]:
     """The words of `texts` that spell the one-word drug `name` one letter differently (an English "-e", a letter
     left out or doubled, "ph" for "f"), compared folded, as the book prints them."""
     typed = fold(name).strip()
-    if " " in typed or len(typed) < MIN_SPELLED_LETTERS:
+    from duocthu_desktop.qa.understanding.spelling import MIN_KEYED_LETTERS, in_word_table, spelling_key
+
+    keyed = " " not in typed and (len(typed) >= MIN_KEYED_LETTERS or in_word_table(typed))
+    if " " in typed or not keyed:
         return []
     from duocthu_desktop.qa.understanding.catalog import one_spelling_apart
 
+    key = spelling_key(typed)
     found: dict[str, None] = {}
     for text in texts:
         for word in re.findall(r"\w+", text):
             plain = fold(word)
-            if len(plain) >= MIN_SPELLED_LETTERS - 1 and plain != typed and one_spelling_apart(typed, plain):
+            if plain == typed:
+                continue
+            # the book's spelling by the spelling table ("lithium" / "lithi", "canxi" / "calci"), or, for a
+            # long name, one letter apart
+            if (spelling_key(plain) == key and len(plain) >= MIN_KEYED_LETTERS) or (
+                    len(typed) >= MIN_SPELLED_LETTERS and len(plain) >= MIN_SPELLED_LETTERS - 1
+                    and one_spelling_apart(typed, plain)):
                 found.setdefault(word, None)
     return list(found)
 

@@ -27,6 +27,7 @@ from duocthu_desktop.dosage import fit as dose_fit
 from duocthu_desktop.dosage.parser import section_rows
 from duocthu_desktop.dosage.words import FRAME_ROUTE_NAMES, ROUTE_NAMES
 from duocthu_desktop.payload import Reason
+from duocthu_desktop.qa.answers import drug_classes
 from duocthu_desktop.qa.answers.cited_answer import CitedAnswer, abstain, join_messages, section_heading
 from duocthu_desktop.qa.answers.engine_types import EngineAnswer
 from duocthu_desktop.qa.answers.sentences import split_sentences
@@ -424,6 +425,27 @@ def names_route(text: str, route: str, specific: bool = False) -> bool:
                if not (specific and p == "tiêm"))
 
 
+_MAY_I = re.compile(r"(?<![^\W_])(?:duoc khong|co duoc|co the)(?![^\W_])")
+# the route refused as such, not a way of giving it ("Không tiêm tĩnh mạch nhanh"): the clause ends, or gives its
+# reason, after the route (and the drug's name)
+_REFUSAL_END = r"(?:\s+[^\W\d_]+)?(?=\s*(?:[.;,)]|$)|\s+(?:vì|do|bởi|để tránh)(?!\w))"
+_REFUSING = r"(?:không|tránh|chớ|cấm)(?:\s+(?:được|nên|dùng|sử dụng|bao giờ|bằng|theo))*(?:\s+đường)?\s+"
+
+
+def refuses_route(text: str, route: str) -> bool:
+    """The sentence opens a clause by refusing the route by its site ("Không tiêm bắp ...", "Không được dùng
+    đường tiêm bắp"), not "không tiêm" said of something else."""
+    if route == "uong":
+        return False  # "không uống gấp đôi", "không uống rượu": the verb refuses other things
+    lowered = unicodedata.normalize("NFC", text).lower()
+    for phrase in _route_phrases(route):
+        if phrase == "tiêm":
+            continue
+        if re.search(r"(?:^|[.;:,]\s*|\(\s*)" + _REFUSING + re.escape(phrase.lower()) + _REFUSAL_END, lowered):
+            return True
+    return False
+
+
 # ---- answers --------------------------------------------------------------------------------------------------
 
 
@@ -473,10 +495,18 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
     drug = _drug_name(monograph, drug_id)
     sentences = drug_sentences(chunks)
     names = _names(monograph, frame)
+    frame = frame.model_copy(update={"question": _members_as_printed(frame.question, sentences)})
     if ask.kind == "route" and frame.route:
         routed = _route_answer(frame, chunks, sentences, names, drug, drug_id, embedder)
         if routed is not None:
             return routed
+    if ask.kind != "route" and frame.route and _MAY_I.search(fold(frame.question)):
+        # "Bệnh nhân không uống được, có tiêm bắp X được không?": the patient's context around a may-I of the
+        # route; the book's refusal of that route is the answer
+        refused = [s for s in sentences if names_route(s.text, frame.route) and refuses_route(s.text, frame.route)]
+        if refused:
+            asked = FRAME_ROUTE_NAMES.get(frame.route, frame.route).lower()
+            return _cited(refused[:2], drug, f"Dược thư ghi không dùng {drug} theo đường {asked} (xem câu trích dẫn).")
     if ask.kind == "lab":
         return _lab_band(frame, sentences, names, drug, embedder)
     boost = [ask.section] if ask.section else []
@@ -529,6 +559,21 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
         # "Những thuốc nào ...?": the sentence that prints the list is read first (every sentence still shown)
         chosen = sorted(chosen, key=lambda s: not _prints_list(s.text))
     return _cited(chosen, drug)
+
+
+def _members_as_printed(question: str, sentences: list[Sentence]) -> str:
+    """A drug the monograph never prints, named by its class where the monograph prints the class ("thiopental"
+    asked, "barbiturat" printed): the question is ranked with the class's wording in its place."""
+    texts = [s.text for s in sentences]
+    for word in dict.fromkeys(_WORD.findall(question)):
+        classes = drug_classes.with_parents(drug_classes.classes_of_member(word))
+        if not classes or any(drug_classes.mentions(t, word) for t in texts):
+            continue
+        printed = next((w for w in drug_classes.wordings(classes) if any(drug_classes.mentions(t, w) for t in texts)),
+                       None)
+        if printed is not None:
+            question = re.sub(r"(?<!\w)" + re.escape(word) + r"(?!\w)", printed, question)
+    return question
 
 
 def _prints_list(text: str) -> bool:
@@ -731,6 +776,11 @@ def _route_answer(frame, chunks: list[Chunk], sentences: list[Sentence], names: 
     given = any(dose_fit.route_matches(route, r.route) for r in rows)
     naming = [s for s in sentences if names_route(s.text, route)]
     asked = FRAME_ROUTE_NAMES.get(route, route).lower()
+    refused = [s for s in naming if refuses_route(s.text, route)]
+    if given and refused:
+        # "Không tiêm bắp vì kích ứng tại chỗ.": the book says not to, though another sentence names the route
+        # (a conversion "khi chuyển từ ... tiêm bắp sang ..." is no leave to give it)
+        return _cited(refused[:2], drug, f"Dược thư ghi không dùng {drug} theo đường {asked} (xem câu trích dẫn).")
     if given:
         # the book's own words for how it is given by that route: its dosage section first, then the rest
         in_dosage = [s for s in naming if s.section_key == DOSAGE_KEY]

@@ -209,6 +209,10 @@ def _asks_how_long(frame, text: Text) -> bool:
                 or frame.breastfeeding or getattr(frame, "lab_values", None))
 
 
+# A question of how much of one form is how much of another: answered by the sentence that converts them.
+EQUIVALENCE_PHRASES = ("tương đương", "quy đổi", "quy ra", "tương ứng với")
+
+
 def sentence_ask(frame) -> SentenceAsk | None:
     """Whether the question is one the drug's sentences answer (not a dose, a contraindication, an indication
     list or an interaction), and how; None leaves it to the section paths."""
@@ -228,6 +232,9 @@ def sentence_ask(frame) -> SentenceAsk | None:
         return None
     if key == DOSING and frame.population is None and any_of(text, MISSED_DOSE_PHRASES):
         return SentenceAsk("focused", DOSING)  # "Quên một liều thì phải làm sao?": no amount is asked
+    if key == DOSING and any_of(text, EQUIVALENCE_PHRASES):
+        # "viên X oxalat 12,8 mg tương đương bao nhiêu mg X?": the book's sentence of equivalence, not a dose
+        return SentenceAsk("focused", DOSING)
     if key == DOSING and (_asks_amount(text) or frame.population is not None):
         return None  # an amount, or a group to dose: the dose rows
     if key == DOSING and frame.route in (None, "uong") and any_of(text, HOW_TO_PHRASES):

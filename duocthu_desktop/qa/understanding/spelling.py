@@ -42,6 +42,8 @@ SPELLING_LETTERS: tuple[tuple[str, str], ...] = (
 )
 # A final "e" after a consonant is the English ending (morphine, furosemide, omeprazole, prednisolone).
 _FINAL_E = re.compile(r"(?<=[bcdfghlmnprstvxz])e$")
+# The Latin "-ium" of an element is "-i" in the book (lithium / lithi, calcium / calci, magnesium / magnesi).
+_FINAL_IUM = re.compile(r"(?<=[a-z]{3})ium$")
 MIN_KEYED_LETTERS = 4  # shorter words are too often ordinary words to be read through the table
 _FINAL_E_MIN_LETTERS = 6  # "mine", "tone": a short word's "e" is its own
 _WORDS = dict(SPELLING_WORDS)
@@ -52,6 +54,7 @@ def spelling_key(word: str) -> str:
     word = _WORDS.get(word, word)
     if len(word) < MIN_KEYED_LETTERS or not word.isalpha():
         return word
+    word = _FINAL_IUM.sub("i", word)
     for written, key in SPELLING_LETTERS:
         word = word.replace(written, key)
     return _FINAL_E.sub("", word) if len(word) >= _FINAL_E_MIN_LETTERS else word
