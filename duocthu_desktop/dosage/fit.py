@@ -709,7 +709,7 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
         if not full and not partial:
             # "Đau, sốt" beside "Đau sau phẫu thuật", the question saying "sốt": a short word of one heading's list
             # that no other heading prints tells them apart ("đau", printed in both, does not)
-            partial = _named_by_own_word(list(scores), said) or _named_by_distinct_words(list(scores), said)
+            partial = _named_by_own_word(list(scores), said)
         for label in full + (partial if len(partial) == 1 else []):
             narrowed = [r for r in chosen if label in labels[id(r)]]
             if any(r.indication == label for r in narrowed):
@@ -856,39 +856,6 @@ def _named_by_own_word(headings: list[str], said: list[str]) -> list[str]:
                     and not any(fold(own[0]) in words[other] for other in headings if other != h)):
                 named.append(h)
                 break
-    return named if len(named) == 1 else []
-
-
-# words that ask, route or measure rather than name a case: "liều ... cho trẻ ... tiêm bắp" names no heading
-_ASKING_WORDS = frozenset(
-    "lieu bao nhieu dung cho sao vay can duoc uong tiem bap tinh mach truyen nguoi lon tre em be tuoi nang kg mg"
-    " ngay lan the nao nhu gi thi la mot hai ba khi nen co khong thuong thong nhanh"
-    " cham ra sao benh nhan nguoi benh".split()
-)
-# pairs whose second word is not a case word of its own ("tối đa": not the skin of "da"; "dưới da": a route)
-_ASKING_PAIRS = (("toi", "da"), ("duoi", "da"), ("qua", "da"), ("trong", "da"))
-
-
-def _named_by_distinct_words(headings: list[str], said: list[str]) -> list[str]:
-    """The one heading that the question names by a word no other heading prints ("nhiễm khuẩn da mô mềm"
-    beside "Nhiễm khuẩn ngoài da và các mô liên kết" and "Nhiễm khuẩn huyết"): words that ask, route or measure
-    and the book's generic condition words do not count; [] when no heading or several are named."""
-    folded = [fold(w) for w in said]
-    paired = {i + k for i in range(len(folded) - 1) if (folded[i], folded[i + 1]) in _ASKING_PAIRS for k in (0, 1)}
-    asked = [q for i, (q, f) in enumerate(zip(said, folded, strict=True))
-             if i not in paired and len(f) > 1 and not any(c.isdigit() for c in f)
-             and f not in _ASKING_WORDS and f not in _GENERIC_CONDITION_WORDS]
-    if not asked:
-        return []
-    words = {h: [w.lower() for w in re.findall(r"\w+", h) if len(w) > 1 and not w.isdigit()] for h in headings}
-    named = []
-    for h in headings:
-        if not _is_indication_heading(h):
-            continue  # a phase or a regimen ("Trong giai đoạn đầu có sốt") is not named by one of its words
-        others = {fold(w) for o in headings if o != h for w in words[o]}
-        own = [w for w in words[h] if fold(w) not in others and fold(w) not in _GENERIC_CONDITION_WORDS]
-        if any(words_agree(q, w) for q in asked for w in own):
-            named.append(h)
     return named if len(named) == 1 else []
 
 
