@@ -15,6 +15,12 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from duocthu_desktop.qa.understanding.spelling import (
+    MIN_KEYED_LETTERS,
+    in_word_table,
+    spelling_key,
+    spelling_keys,
+)
 from duocthu_desktop.text import fold
 
 
@@ -408,13 +414,17 @@ SAME_DRUG: tuple[tuple[str, ...], ...] = (
 )
 
 
+def _name_key(name: str) -> tuple[str, ...]:
+    return spelling_keys(tuple(fold(name).split()))
+
+
+_SAME_DRUG_KEYED = tuple({_name_key(n): n for n in names} for names in SAME_DRUG)
+
+
 def same_drug_names(name: str) -> list[str]:
     """The drug's other name in the world ("noradrenalin" -> "norepinephrin"), read through the spelling keys."""
-    from duocthu_desktop.qa.understanding.spelling import spelling_keys
-
-    key = spelling_keys(tuple(fold(name).split()))
-    return [n for names in SAME_DRUG if key in {spelling_keys(tuple(fold(m).split())) for m in names}
-            for n in names if spelling_keys(tuple(fold(n).split())) != key]
+    key = _name_key(name)
+    return [n for keyed in _SAME_DRUG_KEYED if key in keyed for k, n in keyed.items() if k != key]
 
 
 def unknown_drug_wordings(name: str, texts: tuple[str, ...] = ()) -> list[str]:
@@ -433,10 +443,7 @@ def book_spellings(name: str, texts: tuple[str, ...]) -> list[str]:
     """The words of `texts` that spell the one-word drug `name` one letter differently (an English "-e", a letter
     left out or doubled, "ph" for "f"), compared folded, as the book prints them."""
     typed = fold(name).strip()
-    from duocthu_desktop.qa.understanding.spelling import MIN_KEYED_LETTERS, in_word_table, spelling_key
-
-    keyed = " " not in typed and (len(typed) >= MIN_KEYED_LETTERS or in_word_table(typed))
-    if " " in typed or not keyed:
+    if " " in typed or not (len(typed) >= MIN_KEYED_LETTERS or in_word_table(typed)):
         return []
     from duocthu_desktop.qa.understanding.catalog import one_spelling_apart
 
@@ -449,7 +456,7 @@ def book_spellings(name: str, texts: tuple[str, ...]) -> list[str]:
                 continue
             # the book's spelling by the spelling table ("lithium" / "lithi", "canxi" / "calci"), or, for a
             # long name, one letter apart
-            if (spelling_key(plain) == key and len(plain) >= MIN_KEYED_LETTERS) or (
+            if (len(plain) >= MIN_KEYED_LETTERS and spelling_key(plain) == key) or (
                     len(typed) >= MIN_SPELLED_LETTERS and len(plain) >= MIN_SPELLED_LETTERS - 1
                     and one_spelling_apart(typed, plain)):
                 found.setdefault(word, None)

@@ -194,9 +194,8 @@ _WEIGHT_SAID = re.compile(r"(?<!\w)(?:nặng|nang|cân nặng|can nang)\s*\d+(?:
 
 # the severities a grade names: Child-Pugh A, B, C are a mild, moderate and severe liver impairment; a
 # decompensated cirrhosis ("xơ gan mất bù") is a severe one
-_GRADES = ((re.compile(r"child[\s-]*pugh\s*(?:loại\s*|độ\s*|nhóm\s*)?a(?!\w)"), "nhẹ"),
-           (re.compile(r"child[\s-]*pugh\s*(?:loại\s*|độ\s*|nhóm\s*)?b(?!\w)"), "vừa"),
-           (re.compile(r"child[\s-]*pugh\s*(?:loại\s*|độ\s*|nhóm\s*)?c(?!\w)|mất bù|mat bu(?!\w)"), "nặng"))
+_GRADES = tuple((re.compile(r"child[\s-]*pugh\s*(?:loại\s*|độ\s*|nhóm\s*)?" + grade + r"(?!\w)" + also), severity)
+                for grade, severity, also in (("a", "nhẹ", ""), ("b", "vừa", ""), ("c", "nặng", r"|mất bù|mat bu(?!\w)")))
 
 
 def _severity_unsaid(text: str, question: str) -> bool:

@@ -446,6 +446,15 @@ def refuses_route(text: str, route: str) -> bool:
     return False
 
 
+def _refused(sentences: list[Sentence], route: str, drug: str) -> EngineAnswer | None:
+    """The sentences that name the route and refuse it, cited with the book's no; None when none does."""
+    refused = [s for s in sentences if names_route(s.text, route) and refuses_route(s.text, route)]
+    if not refused:
+        return None
+    asked = FRAME_ROUTE_NAMES.get(route, route).lower()
+    return _cited(refused[:2], drug, f"Dược thư ghi không dùng {drug} theo đường {asked} (xem câu trích dẫn).")
+
+
 # ---- answers --------------------------------------------------------------------------------------------------
 
 
@@ -503,10 +512,9 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
     if ask.kind != "route" and frame.route and _MAY_I.search(fold(frame.question)):
         # "Bệnh nhân không uống được, có tiêm bắp X được không?": the patient's context around a may-I of the
         # route; the book's refusal of that route is the answer
-        refused = [s for s in sentences if names_route(s.text, frame.route) and refuses_route(s.text, frame.route)]
-        if refused:
-            asked = FRAME_ROUTE_NAMES.get(frame.route, frame.route).lower()
-            return _cited(refused[:2], drug, f"Dược thư ghi không dùng {drug} theo đường {asked} (xem câu trích dẫn).")
+        refused = _refused(sentences, frame.route, drug)
+        if refused is not None:
+            return refused
     if ask.kind == "lab":
         return _lab_band(frame, sentences, names, drug, embedder)
     boost = [ask.section] if ask.section else []
@@ -776,11 +784,11 @@ def _route_answer(frame, chunks: list[Chunk], sentences: list[Sentence], names: 
     given = any(dose_fit.route_matches(route, r.route) for r in rows)
     naming = [s for s in sentences if names_route(s.text, route)]
     asked = FRAME_ROUTE_NAMES.get(route, route).lower()
-    refused = [s for s in naming if refuses_route(s.text, route)]
-    if given and refused:
-        # "Không tiêm bắp vì kích ứng tại chỗ.": the book says not to, though another sentence names the route
-        # (a conversion "khi chuyển từ ... tiêm bắp sang ..." is no leave to give it)
-        return _cited(refused[:2], drug, f"Dược thư ghi không dùng {drug} theo đường {asked} (xem câu trích dẫn).")
+    # "Không tiêm bắp vì kích ứng tại chỗ.": the book says not to, though another sentence names the route (a
+    # conversion "khi chuyển từ ... tiêm bắp sang ..." is no leave to give it)
+    refused = _refused(naming, route, drug) if given else None
+    if refused is not None:
+        return refused
     if given:
         # the book's own words for how it is given by that route: its dosage section first, then the rest
         in_dosage = [s for s in naming if s.section_key == DOSAGE_KEY]
