@@ -169,13 +169,8 @@ def _column_right(items: list[Line | TableBlock]) -> dict[tuple[int, int], float
     return right
 
 
-def run(pdf: Path, progress: bool = False, steps: Progress | None = None) -> BuildResult:
-    """Read the PDF and build every artifact in memory; raises InputRefused for input it will not take, and
-    BuildCancelled when `steps` is cancelled."""
-    own_bar = steps is None
-    steps = steps or _steps(progress, None, None)
-    started = time.perf_counter()
-    pdf = Path(pdf)
+def read_pages(pdf: Path, steps: Progress) -> list[PageRead]:
+    """Every page of the PDF read, in this process (the command line's build: PyMuPDF has the process alone)."""
     doc = open_pdf(pdf)
     reads: list[PageRead] = []
     try:
@@ -185,6 +180,23 @@ def run(pdf: Path, progress: bool = False, steps: Progress | None = None) -> Bui
         steps.step("pages", doc.page_count, doc.page_count)
     finally:
         doc.close()
+    return reads
+
+
+def run(pdf: Path, progress: bool = False, steps: Progress | None = None, isolated: bool = False) -> BuildResult:
+    """Read the PDF and build every artifact in memory; raises InputRefused for input it will not take, and
+    BuildCancelled when `steps` is cancelled. `isolated` reads the pages in a process of their own
+    (ingestion.page_process): a build inside a program whose other threads may use PyMuPDF too (the app)."""
+    own_bar = steps is None
+    steps = steps or _steps(progress, None, None)
+    started = time.perf_counter()
+    pdf = Path(pdf)
+    if isolated:
+        from ingestion import page_process
+
+        reads = page_process.read_pages(pdf, steps)
+    else:
+        reads = read_pages(pdf, steps)
     headers: list[PageHeader] = read_headers([r.layout for r in reads])
     printed = {h.physical: h.printed for h in headers}
     items = [it for r in reads for it in r.items]
@@ -254,7 +266,8 @@ def write_artifacts(result: BuildResult, folder: Path) -> None:
 
 def build(pdf: Path, out: Path, embed: bool = True, progress: bool = False,
           on_progress: ProgressFn | None = None, cancel: threading.Event | None = None,
-          embedder: Embedder | None = None, before_swap: Callable[[], None] | None = None) -> BuildResult:
+          embedder: Embedder | None = None, before_swap: Callable[[], None] | None = None,
+          isolated: bool = False) -> BuildResult:
     """Run, then write every artifact into a staging folder swapped in for `out` only when all succeeded.
 
     `out` is locked (`<out>.lock`) from start to swap; a second build into it is refused at once rather than
@@ -264,14 +277,15 @@ def build(pdf: Path, out: Path, embed: bool = True, progress: bool = False,
     `progress` and no callback); setting `cancel` stops at the next step with BuildCancelled, `out` as it was.
     `embedder` (e.g. the app's, already loaded) embeds what the cache lacks; by default the model loads if needed.
     `before_swap()` runs once the new index is complete, just before it replaces `out`: the app closes the old
-    index there (it serves until then; some systems cannot replace a folder whose files are open).
+    index there (it serves until then; some systems cannot replace a folder whose files are open). `isolated`:
+    the pages are read in a process of their own (see `run`).
     """
     steps = _steps(progress, on_progress, cancel)
     out = Path(out).resolve()
     out_folder.refuse_foreign(out)
     try:
         with out_folder.claimed(out):
-            result = run(pdf, steps=steps)
+            result = run(pdf, steps=steps, isolated=isolated)
             out_folder.refuse_foreign(out)  # again, now under the lock
             try:
                 _write(result, out, embed, progress, steps, embedder, before_swap)

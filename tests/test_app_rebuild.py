@@ -248,7 +248,8 @@ def test_a_rebuilds_loaded_model_is_the_one_the_reopened_index_uses(monkeypatch,
     _Worker.made = []
     monkeypatch.setattr(embed_process, "EmbedderProcess", _Worker)
 
-    def build(pdf, out, embed, on_progress, cancel, embedder, before_swap):
+    def build(pdf, out, embed, on_progress, cancel, embedder, before_swap, isolated):
+        assert isolated  # the pages are read in a process of their own (PyMuPDF beside the app's threads crashed)
         embedder.loaded = True  # it embedded the new chunks
         return SimpleNamespace(report=None)
 
@@ -318,7 +319,7 @@ def test_a_rebuild_embeds_with_the_open_indexs_worker_and_hands_it_to_the_next_i
     monkeypatch.setattr(embed_process, "EmbedderProcess", _Worker)
     used = []
 
-    def build(pdf, out, embed, on_progress, cancel, embedder, before_swap):
+    def build(pdf, out, embed, on_progress, cancel, embedder, before_swap, isolated):
         used.append(embedder)
         embedder.loaded = True
         return SimpleNamespace(report=None)

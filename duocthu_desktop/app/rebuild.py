@@ -103,7 +103,8 @@ def is_cancelled(err: BaseException) -> bool:
 def run_build(pdf: Path, out: Path, on_progress: Callable[[str, int, int], None], cancel: threading.Event,
               model_dir: Path | None = None, before_swap: Callable[[], None] | None = None, shared=None):
     """`ingestion.pipeline.build` into `out`: the old index stays until the new one is swapped in, and a cancel
-    raises BuildCancelled before the swap. The model embeds in a worker process (app.embed_process) that a
+    raises BuildCancelled before the swap. The pages are read in a process of their own (ingestion.page_process:
+    PyMuPDF on this worker thread beside the app's other threads crashed the app). The model embeds in a worker process (app.embed_process) that a
     cancel ends at once, loading or mid-batch. `shared`, the embedding worker of the index in use, is lent to
     the build when it can be (`EmbedderProcess.lent`): one model in memory for both, not one each (a cancel
     then leaves it running for the open index). `before_swap()` runs once the new index is whole, just before
@@ -118,7 +119,7 @@ def run_build(pdf: Path, out: Path, on_progress: Callable[[str, int, int], None]
     kept = False
     try:
         result = pipeline.build(Path(pdf), Path(out), embed=True, on_progress=on_progress, cancel=cancel,
-                                embedder=embedder, before_swap=before_swap)
+                                embedder=embedder, before_swap=before_swap, isolated=True)
         if embedder.loaded and not cancel.is_set():  # the index opened next embeds its questions with it
             embedder.release_cancel()
             keep_spare(shared if lent is not None else embedder, model_dir if lent is None else shared._folder)
