@@ -228,3 +228,25 @@ def test_a_childs_dose_under_a_route_printed_above_it_is_never_said_missing() ->
     assert answer.decision == "answerable"
     assert "50 mg" in claims
     assert "không ghi liều" not in answer.message
+
+
+def test_a_medicine_the_book_has_no_monograph_of_is_taken_as_its_class() -> None:
+    """"đang tiêm enoxaparin": a heparin of low molecular weight, so an anticoagulant, though the book has no
+    monograph of it; the contraindication for patients on anticoagulants bears on this patient."""
+    question = "Bệnh nhân sau mổ đang tiêm enoxaparin dự phòng huyết khối, tiêm bắp ketorolac liều bao nhiêu?"
+    frame = QueryFrame(question=question, drug_ids=["ketorolac"], drug_mentions={"ketorolac": "ketorolac"},
+                       unknown_drugs=["enoxaparin"], turn_type="dosing", route="tiem_bap")
+    assert "anticoagulant" in rules.Patient.of(frame).taking
+    found = warnings_for(frame, {"chong_chi_dinh": _section("ketorolac", "chong_chi_dinh", KETOROLAC_CI)})
+    assert [w.text for w in found] == ["Người bệnh đang dùng thuốc chống đông."]
+
+
+def test_a_name_the_book_lacks_in_a_question_a_section_answers_is_context() -> None:
+    """"Pha X vào chai Ringer lactat được không?": "Ringer" is no drug of the book, and the question is still one
+    the drug's sentences answer (its incompatibilities), not a refusal."""
+    frame = QueryFrame(question="Pha ceftriaxon vào chai Ringer lactat để truyền được không?",
+                       drug_ids=["ceftriaxon"], drug_mentions={"ceftriaxon": "ceftriaxon"}, unknown_drugs=["Ringer"],
+                       section_key="tuong_ky", turn_type="drug_attribute", route="truyen_tinh_mach")
+    assert sentence_ask(frame) == SentenceAsk("focused", "tuong_ky")
+    dose = frame.model_copy(update={"section_key": "lieu_luong_cach_dung", "turn_type": "dosing"})
+    assert sentence_ask(dose) is None

@@ -570,3 +570,29 @@ def test_a_woman_pregnant_by_her_weeks_is_dosed_as_the_pregnant_group() -> None:
     assert p.population == "mang_thai"
     assert [t for t in _texts(choose(rows, p).rows)] == [
         "Cơn Z ở phụ nữ mang thai: Tiêm tĩnh mạch 5 - 10 mg trong thời gian trên 20 phút."]
+
+
+def test_a_route_for_when_the_usual_one_cannot_be_used_is_offered_not_asked() -> None:
+    """With no route asked, the usual route's doses are shown; a route the book gives only for a patient who cannot
+    take the usual one is said to be in the book, not made a choice to ask about."""
+    rows = read("Người lớn:\nUống 100 mg/lần, ngày 2 lần.\n"
+                "Có thể đặt trực tràng 125 mg/lần, ngày 3 lần cho người bệnh tạm thời không thể dùng đường uống.")
+    fit = choose(rows, Patient(population="nguoi_lon"))
+    assert not fit.ask_route
+    assert _texts(fit.rows) == ["Uống 100 mg/lần, ngày 2 lần."]
+    assert any("đặt trực tràng" in n and "đường uống" in n for n in fit.notes)
+    rectal = choose(rows, Patient(population="nguoi_lon", route="truc_trang"))
+    assert [r.route for r in rectal.rows] == [["truc_trang"]]
+
+
+def test_a_route_the_book_forbids_is_not_a_route_for_when_another_cannot_be_used() -> None:
+    rows = read("Người lớn:\nUống 100 mg/lần, ngày 2 lần.\nTiêm tĩnh mạch chậm 50 mg/lần, ngày 2 lần, không tiêm bắp.")
+    fit = choose(rows, Patient(population="nguoi_lon"))
+    assert fit.ask_route  # two routes with their own doses: the person chooses
+
+
+def test_preparing_instructions_are_those_of_the_route_asked() -> None:
+    rows = read("Tiêm bắp:\nHòa tan lọ 1 g trong 3,5 ml dung môi.\n"
+                "Truyền tĩnh mạch:\nHòa tan lọ 1 g trong 10 ml dung môi rồi pha loãng.")
+    fit = choose(rows, Patient(route="tiem_bap", question="pha lọ 1 g để tiêm bắp thêm bao nhiêu ml dung môi"))
+    assert fit.how_to and _texts(fit.rows) == ["Hòa tan lọ 1 g trong 3,5 ml dung môi."]

@@ -351,3 +351,8 @@ def test_a_clause_after_a_semicolon_that_names_its_own_case_and_dose_is_a_statem
     assert row(rows, "Các liều").text.endswith("4 - 6 lọ")
     assert row(rows, "với huyết thanh đơn giá").kind == "dose"
     assert row(rows, "Uống 500").text.endswith("ngày 2 lần.")
+
+
+def test_a_dose_led_by_another_route_after_hoac_names_that_route_too() -> None:
+    rows = read("Nhiễm khuẩn da: Uống 200 mg/lần, ngày 3 lần hoặc tiêm bắp 100 mg cứ 8 giờ một lần.")
+    assert set(rows[0].route) == {"uong", "tiem_bap"}

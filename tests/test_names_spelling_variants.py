@@ -125,3 +125,14 @@ def test_a_spelling_key_two_drugs_share_names_neither() -> None:
     catalog = Catalog([_mono("cefalexin", "CEFALEXIN"), _mono("cephalexin_x", "CEPHALEXIN")], [])
     assert catalog.resolve("cefalexin").drug_ids == ["cefalexin"]  # as printed: its own
     assert catalog.resolve("kephalexine").drug_ids == []  # two edits from each: only the shared key fits
+
+
+def test_a_partner_typed_the_common_way_is_the_one_the_book_spells_otherwise() -> None:
+    """"canxi" typed, "calci" printed in the drug's Tương tác thuốc: a partner the book names, not a stray word."""
+    monographs = [_mono("digoxin", "DIGOXIN")]
+    chunks = [_chunk("digoxin", "tuong_tac_thuoc", "Muối calci tiêm tĩnh mạch: nguy cơ rối loạn nhịp tim.", 0),
+              _chunk("digoxin", "lieu_luong_cach_dung", "Uống 0,25 mg/ngày.", 1)]
+    got = Catalog(monographs, chunks).resolve("dang dung digoxin, tiem tinh mach canxi clorua duoc khong")
+    assert got.drug_ids == ["digoxin"] and got.unknown == ["canxi"]
+    # a word no partner section prints stays no drug
+    assert Catalog(monographs, chunks).resolve("dang dung digoxin, an nhieu canhxa duoc khong").unknown == []

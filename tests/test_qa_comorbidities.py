@@ -236,3 +236,11 @@ def test_a_one_word_item_inside_a_longer_name_the_patient_has_is_not_that_item(q
     assert not bears_on(_GENTAMICIN, said(question, ("gentamicin",)))
     assert bears_on(_GENTAMICIN, said("Bệnh nhân Parkinson, liều gentamicin tiêm bắp?", ("gentamicin",)))
     assert bears_on(_GENTAMICIN, said("benh nhan bi parkinson lieu gentamicin", ("gentamicin",)))
+
+
+def test_a_foreign_disease_name_said_alone_names_the_item_it_opens() -> None:
+    """"bị lupus," for "Lupus ban đỏ hệ thống (SLE)": the item's head, a foreign name, said alone in its clause; not
+    when the patient's words go on (another condition of that name), nor for a Vietnamese head word."""
+    assert bears_on("Lupus ban đỏ hệ thống (SLE), nhịp tim nhanh.", said("Bệnh nhân nữ bị lupus, huyết áp cao"))
+    assert not bears_on("Glôcôm góc đóng.", said("bệnh nhân glôcôm góc mở cần nhỏ mắt"))
+    assert not bears_on("Suy tim sung huyết.", said("bệnh nhân bị suy, mệt"))

@@ -12,6 +12,7 @@ import pytest
 from duocthu_desktop.qa.conversation.memory import (
     ConversationStore,
     Remembered,
+    as_clarify_answer,
     is_follow_up,
     loop_exhausted,
     merge,
@@ -454,3 +455,19 @@ def test_a_bare_phrase_is_a_condition_only_when_the_drug_prints_it_as_one_run():
     assert not _printed_as_a_run("trầm cảm nhẹ", texts)
     assert not _printed_as_a_run("và", texts)  # one short word is no condition
     assert not _printed_as_a_run("10 mg", texts)
+
+
+def test_a_route_given_after_a_route_clarify_answers_it_whatever_its_asking_words():
+    """"Bạn dùng đường nào?" answered "tiêm bắp được không?": the dose question stands, with that route (the
+    may-I words would otherwise read as the contraindications)."""
+    prior = remembered(PRIOR.model_copy(update={"population": "nguoi_lon"}), reason="missing_route")
+    new = QueryFrame(question="tiêm bắp được không?", turn_type="drug_attribute", section_key="chong_chi_dinh",
+                     route="tiem_bap")
+    merged = merge(prior.frame, as_clarify_answer(new, prior))
+    assert merged.section_key == "lieu_luong_cach_dung" and merged.turn_type == "dosing"
+    assert merged.route == "tiem_bap" and merged.drug_ids == ["paracetamol"]
+    # after an answer, or naming another drug, the turn is its own question
+    answered = remembered(prior.frame, decision="answerable")
+    assert as_clarify_answer(new, answered) is new
+    other = new.model_copy(update={"drug_ids": ["ibuprofen"]})
+    assert as_clarify_answer(other, prior) is other

@@ -24,6 +24,14 @@ def test_pregnancy_in_other_words(text: str) -> None:
     assert route_section(Text.of(text)).key == "thoi_ky_mang_thai"
 
 
+@pytest.mark.parametrize("text", ["dùng ketamin lúc đẻ, liều trên bao nhiêu thì ảnh hưởng trẻ sơ sinh",
+                                  "sản phụ đang chuyển dạ", "giảm đau khi đẻ"])
+def test_a_woman_giving_birth_is_the_pregnant_patient_not_the_newborn(text: str) -> None:
+    t = Text.of(text)
+    assert extractors.is_pregnant(t)
+    assert extractors.extract_population(t) == "mang_thai"
+
+
 @pytest.mark.parametrize("text", ["mẹ đang cho bé bú dùng furosemid", "cho trẻ bú", "con đang bú mẹ có uống được không"])
 def test_lactation_in_other_words_is_the_mother_not_a_child(text: str) -> None:
     t = Text.of(text)

@@ -34,6 +34,7 @@ from duocthu_desktop.dosage.words import (
     kind_asked,
     names_dialysis,
     renal_in,
+    routes_in,
     weight_in,
 )
 from duocthu_desktop.qa.understanding.lexicon import INSTRUCTION_TOPICS, condition_variants
@@ -575,6 +576,16 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
             else candidates
     elif len(routes_here) > 1:
         doses = [r for r in candidates if r.kind in ("dose", "loading_dose")]
+        spare = _fallback_routes(candidates)
+        usual = [r for r in doses if not set(r.route) & set(spare)]
+        if spare and usual and not _route_choice_matters(usual):
+            # "Còn có thể dùng ... theo đường trực tràng ..., cho người bệnh tạm thời không thể dùng đường uống":
+            # a route for when the usual one cannot be used is no choice to ask about; the usual doses are shown
+            # and the other route is said to be in the book
+            fit.notes.append(f"Dược thư còn ghi liều {', '.join(ROUTE_NAMES[k].lower() for k in spare)} cho người "
+                             f"bệnh không dùng được đường {', '.join(ROUTE_NAMES[k].lower() for k in _instead_of(candidates))}.")
+            candidates = [r for r in candidates if not set(r.route) & set(spare)]
+            doses = usual
         # a route the parser could not name ("other") is no choice a person can make: never offered, never the
         # reason to ask
         dose_routes = [k for k in _routes(doses) if k != "other"] or _routes(doses)
@@ -605,6 +616,37 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
         kept = [r for r in candidates if r.route or _organ(r)]
         candidates = [r for r in candidates if r in kept or r in _continuations(kept, before)]
     return candidates
+
+
+# "tạm thời không thể dùng đường uống", "khi không uống được", "không dùng được đường tiêm": a route that cannot be
+# used (a prohibition, "không tiêm bắp", is not this: it says the route must not be used, not that it cannot)
+_CANNOT_USE = (
+    re.compile(r"không thể (?:dùng |sử dụng |đưa thuốc )?(?:bằng |theo |qua )?(?:đường )?((?:\w+ ?){1,3})"),
+    re.compile(r"không (?:dùng |sử dụng )được (?:bằng |theo |qua )?(?:đường )?((?:\w+ ?){1,3})"),
+    re.compile(r"không ((?:\w+ ){1,2})được\b"),
+)
+
+
+def _cannot_use(text: str) -> list[str]:
+    """The routes a statement says the patient cannot take the drug by."""
+    low = text.lower()
+    return _distinct(k for pattern in _CANNOT_USE for m in pattern.finditer(low) for k in routes_in(m.group(1))
+                     if k != "other")
+
+
+def _instead_of(rows: list[DoseRow]) -> list[str]:
+    return _distinct(k for r in rows if r.kind in DOSE_KINDS for k in _cannot_use(r.text) if k not in r.route)
+
+
+def _fallback_routes(rows: list[DoseRow]) -> list[str]:
+    """The routes some dose statement gives for a patient who cannot take the drug by another route the section
+    doses ("... theo đường trực tràng ..., cho người bệnh tạm thời không thể dùng đường uống")."""
+    dosed = {k for r in rows if r.kind in DOSE_KINDS for k in r.route}
+    out: list[str] = []
+    for r in rows:
+        if r.kind in DOSE_KINDS and r.route and any(k not in r.route and k in dosed for k in _cannot_use(r.text)):
+            out += [k for k in r.route if k != "other" and k not in out]
+    return out
 
 
 def _continuations(kept: list[DoseRow], pool: list[DoseRow]) -> list[DoseRow]:
@@ -989,8 +1031,10 @@ def _instructions_asked(rows: list[DoseRow], p: Patient) -> list[DoseRow]:
     if not printed:
         return []
     wanted = [w for words in printed for w in words]
-    return [r for r in rows if not r.quarantined
-            and any(re.search(r"(?<!\w)" + re.escape(w) + r"(?!\w)", r.text.lower()) for w in wanted)]
+    found = [r for r in rows if not r.quarantined
+             and any(re.search(r"(?<!\w)" + re.escape(w) + r"(?!\w)", r.text.lower()) for w in wanted)]
+    # "pha lọ ... để tiêm bắp": the instructions for the route asked (and those printed for no route)
+    return [r for r in found if not r.route or route_matches(p.route, r.route)] or found if p.route else found
 
 
 # a measure a table is read by, printed in capitals in its header or caption ("APTT (giây)", "INR")

@@ -1034,8 +1034,9 @@ _NEGATED_WAY = re.compile(r"\bkhong\b")
 _LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-ZĐÀ-Ỹ])")
 # A clause that opens by naming the way of giving ("cả đường uống hoặc ...", "bằng đường tiêm bắp").
 _BY_ROUTE = re.compile(r"^\s*(?:(?:cả|bằng|theo|qua|dùng) )?(?:cả )?đường\s", re.I)
-# Where the words leading to a later dose of a statement begin: a clause, a bracket, a next step.
-_STEP_CUT = re.compile(r"[,;(]|\s(?:và|sau đó|rồi|tiếp theo|tiếp đó)\s", re.I)
+# Where the words leading to a later dose of a statement begin: a clause, a bracket, a next step, an alternative
+# ("Uống 250 - 500 mg/lần, ngày 4 lần hoặc tiêm bắp 250 - 500 mg": the second dose is led by its own route).
+_STEP_CUT = re.compile(r"[,;(]|\s(?:và|hoặc|hay|sau đó|rồi|tiếp theo|tiếp đó)\s", re.I)
 
 
 # Words a disease's name starts with (general clinical vocabulary).

@@ -52,6 +52,7 @@ from duocthu_desktop.qa.answers.sentences import split_sentences
 from duocthu_desktop.qa.conversation.memory import (
     ConversationStore,
     Remembered,
+    as_clarify_answer,
     is_follow_up,
     merge,
 )
@@ -236,7 +237,7 @@ class Assistant:
         frame = understand(question, self.catalog)
         prior: Remembered | None = self.conversations.load(conversation_id) if conversation_id else None
         if prior is not None and is_follow_up(frame, prior):
-            frame = merge(prior.frame, frame)
+            frame = merge(prior.frame, as_clarify_answer(frame, prior))
         elif prior is not None and self._names_a_case_of(frame, prior):
             said = frame.question.strip(" ?.!")
             frame = merge(prior.frame, frame)

@@ -306,6 +306,8 @@ def _item_matches(item: str, said: Said) -> bool:
                        for i in content)
         return len(word) >= _HEAD_MIN_LETTERS and any(
             said.words[i] == word and not said.negated[i] and _heads_its_phrase(said, i) for i in content)
+    if _named_by_its_head(core, said, content):
+        return True
     for start, k, at, length in _said_runs(core, said, content):
         run = core[start : start + length]
         if len(run) < 2 or (len(run) * 2 <= len(core) and len(run) < 3) or all(w.isdigit() for w in run):
@@ -314,6 +316,25 @@ def _item_matches(item: str, said: Said) -> bool:
             continue
         return True
     return _run_skipping_one(core, said, content)
+
+
+_FOREIGN_HEAD_MIN_LETTERS = 5
+
+
+def _named_by_its_head(core: list[str], said: Said, content: list[int]) -> bool:
+    """"bị lupus, huyết áp ..." for "Lupus ban đỏ hệ thống (SLE)": the item opens on a foreign disease name (not a
+    Vietnamese syllable, which is too often a general head: "suy", "viêm") and the patient says that name alone
+    in its clause, nothing after it that could tell another condition of the same name."""
+    head = core[0]
+    if len(core) < 2 or len(head) < _FOREIGN_HEAD_MIN_LETTERS or not head.isalpha() or is_vietnamese_word(fold(head)):
+        return False
+    for n, i in enumerate(content):
+        if said.words[i] != head or said.negated[i] or _inside_longer_name(said, i):
+            continue
+        after = content[n + 1] if n + 1 < len(content) else None
+        if after is None or said.clauses[after] != said.clauses[i]:
+            return True
+    return False
 
 
 def _inside_longer_name(said: Said, i: int) -> bool:

@@ -532,13 +532,14 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
         # the section the question names by its heading ("quá liều", "bảo quản") answers first when one of its
         # sentences holds enough of the question: "suy hô hấp" in an overdose question is the overdose's
         own = rank(frame.question, [s for s in sentences if s.section_key == ask.section], names, boost, embedder)
+        # the thing the question names ("Ringer lactat") printed only outside the section named: there first
+        elsewhere = _named_elsewhere(frame.question, ask.section, sentences, names, own)
+        if elsewhere:
+            return _cited(elsewhere, drug)
         if own and own[0].lexical >= MIN_COVERAGE_WITH_MEANING:  # the heading named stands for the meaning
             top = own[0].score
             chosen = [s.sentence for s in own[:MAX_SENTENCES] if s.score >= KEEP_WITHIN * top]
             return _cited(_with_next(chosen, own, sentences, same_section=True), drug)
-        elsewhere = _named_elsewhere(frame.question, ask.section, sentences, names, own)
-        if elsewhere:
-            return _cited(elsewhere, drug)
         said = _saying_the_phrase(frame.question, ask.section, sentences)
         if said:
             return _cited(said, drug)

@@ -107,7 +107,12 @@ def _classes_taken(frame: QueryFrame) -> frozenset[str]:
     for name in frame.drug_mentions.values():
         own.update(c.key for c in drug_classes.with_parents(drug_classes.classes_of_member(name)))
         question = re.sub(r"(?<!\w)" + re.escape(name) + r"(?!\w)", " ", question, flags=re.IGNORECASE)
-    return frozenset(c.key for c, _ in drug_classes.class_mentions(question) if c.key not in own)
+    named = {c.key for c, _ in drug_classes.class_mentions(question)}
+    # "đang tiêm enoxaparin": a medicine the book has no monograph of, taken by the patient, is of its classes
+    # ("Người bệnh đang dùng thuốc chống đông" bears on it)
+    for name in frame.unknown_drugs:
+        named.update(c.key for c in drug_classes.with_parents(drug_classes.classes_of_member(name)))
+    return frozenset(named - own)
 
 
 def _age_interval(frame: QueryFrame) -> tuple[float, float] | None:

@@ -281,6 +281,25 @@ def is_follow_up(new: QueryFrame, prior: Remembered) -> bool:
             or _adds_to_the_case(new))
 
 
+# What a clarify asked, and the field of the next turn that answers it.
+_CLARIFY_ANSWERS = {
+    Reason.MISSING_ROUTE.value: "route",
+    Reason.MISSING_POPULATION.value: "population",
+}
+
+
+def as_clarify_answer(new: QueryFrame, prior: Remembered) -> QueryFrame:
+    """"Bạn dùng đường nào?" answered "tiêm bắp được không?": a turn naming no drug that gives what the clarify
+    asked is its answer, whatever its asking words say ("được không" reads as a may-I of the contraindications):
+    the question stays the one asked before (its section, its kind)."""
+    field_name = _CLARIFY_ANSWERS.get(prior.reason or "") if prior.decision == "clarify" else None
+    if field_name is None or getattr(new, field_name) is None or new.drug_ids or named_unknowns(new):
+        return new
+    if new.turn_type == "interaction" or new.drug_classes:
+        return new
+    return new.model_copy(update={"section_key": None, "whole_section": False, "turn_type": "unknown"})
+
+
 def named_unknowns(new: QueryFrame) -> list[str]:
     """The turn's words read as drugs the book lacks, less those inside the condition it names ("viêm đại tràng
     do Clostridium difficile"): an organism or an eponym of the case is not a new subject."""

@@ -450,8 +450,10 @@ class Catalog:
                 latin.append((len(res.unknown), original, word))
             i += 1
         proven = self.partner_words(res.drug_ids)
+        keyed = {spelling_key(w) for w in proven} if latin else set()
         for place, original, word in reversed(latin):
-            if word in proven:
+            # printed there as typed, or in the book's spelling of it ("canxi" typed, "calci" printed)
+            if word in proven or spelling_key(word) in keyed:
                 res.unknown.insert(place, original)
         return res
 

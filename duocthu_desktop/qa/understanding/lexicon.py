@@ -308,6 +308,10 @@ POPULATION_PHRASES: tuple[tuple[str, str], ...] = (
     ("bầu", "mang_thai"),  # "bầu 3 tháng"; non-medical "bầu cử" is caught by the scope guard first
     ("thai phụ", "mang_thai"),
     ("thai nghén", "mang_thai"),
+    # giving birth: the woman in labour is the patient ("dùng X lúc đẻ ... ảnh hưởng trẻ sơ sinh?")
+    ("chuyển dạ", "mang_thai"),
+    ("lúc đẻ", "mang_thai"),
+    ("khi đẻ", "mang_thai"),
     ("đang cho con bú", "cho_con_bu"),
     ("cho con bú", "cho_con_bu"),
     ("cho bé bú", "cho_con_bu"),
@@ -614,7 +618,8 @@ INSTRUCTION_TOPICS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("trước ăn", "sau ăn", "lúc đói", "bụng đói", "cùng bữa ăn", "trong bữa ăn", "khi ăn", "uống lúc nào",
       "giờ nào", "buổi nào"), ("bữa ăn", "khi ăn", "trước ăn", "sau ăn", "buổi sáng", "buổi tối",
                              "buổi chiều", "đúng giờ")),
-    (("cách pha", "pha với", "pha như thế nào", "pha thế nào", "hòa tan", "pha loãng"), ("pha", "hòa tan")),
+    (("cách pha", "pha với", "pha như thế nào", "pha thế nào", "hòa tan", "pha loãng", "pha lọ", "pha ống",
+      "dung môi", "thêm bao nhiêu ml"), ("pha", "hòa tan", "dung môi", "thể tích thêm")),
     (("nghiền", "bẻ đôi", "bẻ viên", "nhai"), ("nghiền", "bẻ", "nhai")),
 )
 

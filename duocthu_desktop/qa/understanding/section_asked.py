@@ -216,11 +216,13 @@ EQUIVALENCE_PHRASES = ("tương đương", "quy đổi", "quy ra", "tương ứn
 def sentence_ask(frame) -> SentenceAsk | None:
     """Whether the question is one the drug's sentences answer (not a dose, a contraindication, an indication
     list or an interaction), and how; None leaves it to the section paths."""
-    if not frame.drug_ids or frame.unknown_drugs or frame.drug_classes:
+    if not frame.drug_ids or frame.drug_classes:
         return None
     if frame.turn_type not in ("drug_attribute", "dosing", "unknown"):
         return None
     key = frame.section_key
+    if frame.unknown_drugs and key not in WEIGHED_SECTIONS:
+        return None  # a name the book lacks, in a section a sentence answers ("chai Ringer lactat"), is context
     text = Text.of(expand_abbreviations(without_names(frame.question, list(frame.drug_mentions.values()))))
     if _asks_how_long(frame, text):
         return SentenceAsk("focused", key if key in WEIGHED_SECTIONS else DOSING)
