@@ -14,6 +14,8 @@ DISCLAIMER = (
 )
 
 NOT_SAFE = "Điều này KHÔNG có nghĩa là an toàn khi phối hợp."
+# A monograph that prints no Tương tác thuốc section, asked about its interactions.
+NO_INTERACTION_SECTION = "Chuyên luận {drug} trong Dược thư không có mục Tương tác thuốc. " + NOT_SAFE
 NO_INFERENCE = "Không suy ra thuốc là phù hợp/an toàn."
 # An index that fails while a turn reads it (reason provider_unavailable): an outage, not a gap in the book.
 INDEX_UNAVAILABLE = (

@@ -250,3 +250,24 @@ def test_a_name_the_book_lacks_in_a_question_a_section_answers_is_context() -> N
     assert sentence_ask(frame) == SentenceAsk("focused", "tuong_ky")
     dose = frame.model_copy(update={"section_key": "lieu_luong_cach_dung", "turn_type": "dosing"})
     assert sentence_ask(dose) is None
+
+
+def test_a_contraindication_that_is_the_route_itself_refuses_that_route() -> None:
+    sentences = sentence_answer.drug_sentences([
+        _chunk("thuoc_a", "chong_chi_dinh", "Quá mẫn với thuốc. Tiêm tĩnh mạch thuốc A."),
+        _chunk("thuoc_a", "lieu_luong_cach_dung", "Tiêm dưới da 150 đơn vị, có thể tiêm tĩnh mạch chậm sau đó.", 1)])
+    refused = sentence_answer._refused(sentences, "tiem_tinh_mach", "Thuốc A")
+    assert refused is not None and "không dùng" in refused.message
+    assert [c.text for b in refused.blocks for c in b.claims] == ["Tiêm tĩnh mạch thuốc A."]
+    assert sentence_answer._refused(sentences, "tiem_duoi_da", "Thuốc A") is None
+
+
+def test_interactions_asked_with_no_partner_are_the_section_and_with_one_its_sentences() -> None:
+    frame = QueryFrame(question="Tím gentian bôi chung với thuốc khác có tương tác gì không?", drug_ids=["tim_gentian"],
+                       drug_mentions={"tim_gentian": "Tím gentian"}, section_key="tuong_tac_thuoc",
+                       turn_type="drug_attribute", route="boi")
+    assert sentence_ask(frame) is None
+    partner = frame.model_copy(update={"question": "Omeprazol dùng chung với clopidogrel có tương tác không?",
+                                       "drug_ids": ["omeprazol"], "drug_mentions": {"omeprazol": "Omeprazol"},
+                                       "route": None})
+    assert sentence_ask(partner) == SentenceAsk("focused", "tuong_tac_thuoc")

@@ -596,3 +596,61 @@ def test_preparing_instructions_are_those_of_the_route_asked() -> None:
                 "Truyền tĩnh mạch:\nHòa tan lọ 1 g trong 10 ml dung môi rồi pha loãng.")
     fit = choose(rows, Patient(route="tiem_bap", question="pha lọ 1 g để tiêm bắp thêm bao nhiêu ml dung môi"))
     assert fit.how_to and _texts(fit.rows) == ["Hòa tan lọ 1 g trong 3,5 ml dung môi."]
+
+
+def test_a_route_the_book_doses_like_another_takes_that_routes_doses() -> None:
+    """"Liều uống và tiêm bắp tương tự nhau": an intramuscular question gets the oral doses printed under it,
+    with the statement that says they are alike."""
+    rows = read("Đau nặng:\nLiều X uống và tiêm bắp tương tự nhau ở người lớn.\n"
+                "Người lớn: Uống, mỗi lần 20 mg cách nhau 4 giờ.\n"
+                "Ho:\nNgười lớn: uống 5 mg/lần, 3 lần trong ngày.")
+    fit = choose(rows, Patient(population="nguoi_lon", route="tiem_bap", question="đau nặng tiêm bắp liều"))
+    texts = _texts(fit.rows)
+    assert any("tương tự nhau" in t for t in texts) and any("20 mg" in t for t in texts)
+    assert not any("5 mg/lần" in t for t in texts) and not fit.no_dose_for_route
+
+
+def test_a_liver_patients_grade_picks_the_statements_of_that_grade() -> None:
+    """Graded statements for an impaired liver, no route asked: a severe patient gets the severe grade's statement
+    (with its routes), not the mild and moderate one's 'no reduction'; a patient of no said grade gets both."""
+    rows = read("Người lớn: uống 40 mg/ngày.\nNgười suy gan:\n"
+                "Không cần giảm liều ở người suy gan nhẹ và trung bình.\n"
+                "Suy gan nặng có thể dùng 20 mg một ngày, cả đường uống hoặc đường tĩnh mạch.")
+    severe = _texts(choose(rows, Patient(hepatic_impairment=True, question="bn xơ gan Child C liều")).rows)
+    assert severe == ["Suy gan nặng có thể dùng 20 mg một ngày, cả đường uống hoặc đường tĩnh mạch."]
+    mild = _texts(choose(rows, Patient(hepatic_impairment=True, question="bn suy gan nhẹ liều")).rows)
+    assert mild == ["Không cần giảm liều ở người suy gan nhẹ và trung bình."]
+    unsaid = _texts(choose(rows, Patient(hepatic_impairment=True, question="bn suy gan liều")).rows)
+    assert len(unsaid) == 2
+
+
+def test_an_elderly_patients_clearance_band_stands_beside_what_the_book_says_of_the_elderly() -> None:
+    rows = read("Người lớn: tiêm bắp 15 mg/kg/ngày.\nNgười cao tuổi: Giảm liều và thận trọng như với người suy thận.\n"
+                "Suy thận:\nClcr > 50 ml/phút: 60 - 90% liều thông thường.\nClcr 10 - 50 ml/phút: 30 - 70% liều thông thường.")
+    texts = _texts(choose(rows, Patient(age_years=70, population="nguoi_cao_tuoi", clcr=35,
+                                        renal_impairment=True, question="70 tuổi clcr 35")).rows)
+    assert any(t.startswith("Người cao tuổi") for t in texts) and any("30 - 70%" in t for t in texts)
+    assert not any("60 - 90%" in t or "15 mg/kg" in t for t in texts)
+
+
+def test_the_same_indication_under_two_groups_is_both_groups_doses() -> None:
+    """"Viêm họng" printed under the adults and again under the children: a question naming it but no group is
+    asked the group, not given the children's dose because their heading matched as well."""
+    rows = read("Người lớn:\nViêm họng, viêm amidan do Streptococcus pyogenes:\nUống 1 g/ngày trong 10 ngày.\n"
+                "Nhiễm khuẩn da: Uống 1 g/ngày.\nTrẻ em:\nViêm họng, viêm amidan do liên cầu:\n"
+                "30 mg/kg/ngày chia làm 2 lần.\nUống ít nhất trong 10 ngày.\nNhiễm khuẩn da: 30 mg/kg/ngày.")
+    assert choose(rows, Patient(question="viêm họng liều bao nhiêu")).ask_population
+    child = _texts(choose(rows, Patient(population="tre_em", age_years=6, weight_kg=20,
+                                        question="trẻ 6 tuổi viêm họng liều bao nhiêu")).rows)
+    assert child == ["30 mg/kg/ngày chia làm 2 lần.", "Uống ít nhất trong 10 ngày."]
+
+
+def test_a_severity_said_picks_the_indication_printed_for_it_among_its_severities() -> None:
+    rows = read("Trẻ em:\nNhiễm khuẩn nhẹ, vừa: 20 mg/kg/ngày cách 8 giờ/lần.\n"
+                "Nhiễm khuẩn nặng: 40 mg/kg/ngày cách 8 giờ/lần.")
+    mild = _texts(choose(rows, Patient(population="tre_em", age_years=6, weight_kg=20,
+                                       question="tre 6 tuoi 20kg viem tai giua nhe lieu")).rows)
+    assert mild == ["Nhiễm khuẩn nhẹ, vừa: 20 mg/kg/ngày cách 8 giờ/lần."]
+    severe = _texts(choose(rows, Patient(population="tre_em", age_years=6, weight_kg=20,
+                                         question="trẻ 6 tuổi nhiễm khuẩn nặng liều")).rows)
+    assert severe == ["Nhiễm khuẩn nặng: 40 mg/kg/ngày cách 8 giờ/lần."]

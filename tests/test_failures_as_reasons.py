@@ -303,3 +303,27 @@ def test_duocthu_ask_process_with_invalid_utf8_argv_answers(tmp_path) -> None:
     assert b"Traceback" not in run.stderr
     payload = json.loads(run.stdout.decode("utf-8"))
     assert payload["disclaimer"]
+
+
+def test_interactions_of_a_monograph_that_prints_none_are_not_found_never_safe(tmp_path) -> None:
+    """A monograph with no Tương tác thuốc section, asked what it interacts with: not found, said as never safe
+    (no_interaction_evidence), not an index failure and not a sentence from another section."""
+    from duocthu_desktop.artifacts import Chunk, Monograph
+    from duocthu_desktop.qa.pipeline import Assistant
+    from duocthu_desktop.qa.understanding.catalog import Catalog
+    from duocthu_desktop.retrieval.memory_store import InMemoryStore
+    from duocthu_desktop.retrieval.service import RetrievalService
+    from duocthu_desktop.settings import Settings
+
+    monographs = [Monograph(drug_id="zentamol", title="ZENTAMOL", start_physical=1, end_physical=1, start_printed=10,
+                            end_printed=10)]
+    chunks = [Chunk(chunk_id=f"zentamol__{key}__0", drug_id="zentamol", section_key=key, part_index=0, text=text,
+                    printed_pages=[10], physical_pages=[1], page_spans=[[1, 0, len(text)]])
+              for key, text in (("chi_dinh", "Nhiễm nấm da."),
+                                ("duoc_ly_co_che", "Zentamol dùng chung với nhiều chất sát khuẩn khác trên da."),
+                                ("lieu_luong_cach_dung", "Bôi 2 lần/ngày."))]
+    assistant = Assistant(RetrievalService(InMemoryStore(chunks), monographs), catalog=Catalog(monographs, chunks),
+                          settings=Settings(data_dir=tmp_path), engine_name="extractive")
+    payload = assistant.ask("Zentamol bôi chung với thuốc khác có tương tác gì không?")
+    assert payload.decision == "abstain" and payload.reason == "no_interaction_evidence"
+    assert "KHÔNG có nghĩa là an toàn" in payload.message and not payload.blocks

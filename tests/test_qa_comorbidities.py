@@ -244,3 +244,11 @@ def test_a_foreign_disease_name_said_alone_names_the_item_it_opens() -> None:
     assert bears_on("Lupus ban đỏ hệ thống (SLE), nhịp tim nhanh.", said("Bệnh nhân nữ bị lupus, huyết áp cao"))
     assert not bears_on("Glôcôm góc đóng.", said("bệnh nhân glôcôm góc mở cần nhỏ mắt"))
     assert not bears_on("Suy tim sung huyết.", said("bệnh nhân bị suy, mệt"))
+    # the salt of the drug named is no disease ("Timolol maleat" then a route: "maleat" stands alone)
+    assert not bears_on("Chống chỉ định dùng timolol maleat tra mắt trong trường hợp:",
+                        said("liều Timolol maleat nhỏ mắt glôcôm góc mở", ("Timolol",)))
+
+
+def test_a_quantifier_of_the_item_is_no_word_of_the_condition() -> None:
+    assert bears_on("Người bệnh có tiền sử dị ứng với bất kỳ loại penicilin nào.",
+                    said("Bệnh nhân có tiền sử dị ứng penicilin, viêm họng", ("amoxicilin",)))

@@ -471,3 +471,13 @@ def test_a_route_given_after_a_route_clarify_answers_it_whatever_its_asking_word
     assert as_clarify_answer(new, answered) is new
     other = new.model_copy(update={"drug_ids": ["ibuprofen"]})
     assert as_clarify_answer(other, prior) is other
+
+
+def test_an_amount_asked_after_what_do_you_want_to_know_is_the_dose():
+    prior = remembered(QueryFrame(question="carbamazepin", drug_ids=["carbamazepin"], turn_type="unknown"),
+                       reason="missing_attribute")
+    new = QueryFrame(question="bệnh nhân 30 tuổi thì tối đa 1 ngày bao nhiêu?", age_years=30.0,
+                     population="nguoi_lon")
+    merged = merge(prior.frame, as_clarify_answer(new, prior))
+    assert merged.section_key == "lieu_luong_cach_dung" and merged.turn_type == "dosing"
+    assert merged.drug_ids == ["carbamazepin"] and merged.age_years == 30.0

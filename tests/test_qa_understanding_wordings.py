@@ -24,6 +24,11 @@ def test_pregnancy_in_other_words(text: str) -> None:
     assert route_section(Text.of(text)).key == "thoi_ky_mang_thai"
 
 
+@pytest.mark.parametrize("text", ["bn uống cả vỉ thuốc tự tử, xử trí thế nào", "uong ca hop thuoc", "định tự tử bằng thuốc"])
+def test_a_whole_pack_taken_or_a_suicide_is_an_overdose(text: str) -> None:
+    assert route_section(Text.of(text)).key == "qua_lieu_xu_tri"
+
+
 @pytest.mark.parametrize("text", ["dùng ketamin lúc đẻ, liều trên bao nhiêu thì ảnh hưởng trẻ sơ sinh",
                                   "sản phụ đang chuyển dạ", "giảm đau khi đẻ"])
 def test_a_woman_giving_birth_is_the_pregnant_patient_not_the_newborn(text: str) -> None:
@@ -82,3 +87,9 @@ def test_class_words_include_the_books_other_wordings(catalog: Catalog) -> None:
     # "Kháng sinh nhóm aminoglycosid": furosemid's interaction section says "aminoglycosid làm tăng độc tính".
     assert "aminoglycosid" in catalog.classes_for("gentamicin")
     assert "Kháng sinh nhóm aminoglycosid" in catalog.classes_for("gentamicin")
+
+
+@pytest.mark.parametrize("text", ["ketorolac 30mg tiem gia bao nhieu tien 1 ong, mua o dau re?",
+                                  "Nexium giá bán bao nhiêu", "amoxicilin mua ở đâu"])
+def test_a_price_or_where_to_buy_is_out_of_scope_whatever_drug_is_named(text: str) -> None:
+    assert scope.asks_price_or_purchase(Text.of(text))

@@ -351,7 +351,7 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     hepatic = [r for r in candidates if r.hepatic]
     if p.hepatic_impairment and hepatic:
         fit.specific = True
-        candidates = hepatic  # what the book says for an impaired liver, not the usual doses beside it
+        candidates = _by_liver_grade(hepatic, p)  # what the book says for an impaired liver, not the usual doses
     else:
         # a heading for both organs ("Suy thận hoặc suy gan:") doses a kidney patient too
         candidates = [r for r in candidates if not r.hepatic or (fit.specific and r.renal is not None)]
@@ -362,8 +362,10 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     own_group = _said_of_the_elderly(rows, p)
     if own_group:
         # what the book says of this patient's own group ("Người cao tuổi: Liều ban đầu ...", "Hiệu chỉnh liều ở
-        # ... người già là không cần thiết"), instructions included, before the doses of adults in general
-        fit.rows = own_group
+        # ... người già là không cần thiết"), instructions included, before the doses of adults in general; with
+        # the band of the patient's own kidneys or liver beside it when those were chosen ("Clcr 35")
+        organ = [r for r in candidates if r not in own_group] if fit.specific else []
+        fit.rows = sorted([*own_group, *organ], key=rows.index) if organ else own_group
         fit.specific = True
         return fit
     if known:
@@ -567,6 +569,14 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
     if p.route:
         # a renal band that prints no route adjusts the drug by every route it is given by
         routed = [r for r in candidates if route_matches(p.route, r.route) or (_organ(r) and not r.route)]
+        for alike in _same_by_route(rows, p.route):
+            # "Liều ... uống và tiêm bắp, tiêm dưới da tương tự nhau": the doses printed for the other routes of
+            # that statement are this route's too (under the same indication), shown with the statement
+            same = [r for r in candidates if r not in routed and r.route and set(r.route) <= set(alike.route)
+                    and (alike.indication is None or r.indication == alike.indication)]
+            if same and alike not in candidates:
+                candidates = sorted([*candidates, alike], key=rows.index)
+            routed += same + ([alike] if same and alike not in routed else [])
         if not routed and not (len(routes_here) <= 1 and not any(r.route for r in candidates)):
             fit.no_dose_for_route = True
             fit.ask_route = _routes([r for r in candidates if r.kind in DOSE_KINDS]) or _routes(
@@ -607,7 +617,8 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
         if len(dose_routes) > 1 and _route_choice_matters(doses) and not offered:
             fit.ask_route = dose_routes
             return []
-        candidates = [r for r in candidates if not r.route or set(r.route) & set(dose_routes)]
+        if dose_routes:  # (statements that only adjust or cap a dose name no route to choose by)
+            candidates = [r for r in candidates if not r.route or set(r.route) & set(dose_routes)]
     dosed_routes = _routes([r for r in rows if r.kind in DOSE_KINDS])
     one_route = len(dosed_routes) <= 1 and (not p.route or not dosed_routes or route_matches(p.route, dosed_routes))
     if (len(_routes(candidates)) > 1 or p.route) and not one_route:
@@ -647,6 +658,42 @@ def _fallback_routes(rows: list[DoseRow]) -> list[str]:
         if r.kind in DOSE_KINDS and r.route and any(k not in r.route and k in dosed for k in _cannot_use(r.text)):
             out += [k for k in r.route if k != "other" and k not in out]
     return out
+
+
+# "... uống và tiêm bắp tương tự nhau", "Liều tiêm tương tự liều uống": the dose is the same by those routes
+_SAME_BY_ROUTE = re.compile(r"(?<!\w)(?:tương tự nhau|như nhau|giống nhau|bằng nhau|tương tự liều|giống liều)(?!\w)")
+
+
+def _same_by_route(rows: list[DoseRow], route: str) -> list[DoseRow]:
+    """The statements of the section that say the routes they name, the route asked among them, are dosed alike."""
+    return [r for r in rows
+            if len(r.route) >= 2 and route_matches(route, r.route) and _SAME_BY_ROUTE.search(r.text.lower())]
+
+
+# A liver impairment's grade, as the book prints it and as a person says it (folded): Child-Pugh A/B/C, a
+# decompensated cirrhosis is severe.
+_LIVER_GRADES = (
+    ("mild", re.compile(r"\bnhe\b|child[\s-]*pugh\s*a\b|child\s*a\b")),
+    ("moderate", re.compile(r"\bvua\b|\btrung binh\b|child[\s-]*pugh\s*b\b|child\s*b\b")),
+    ("severe", re.compile(r"\bnang\b|child[\s-]*pugh\s*c\b|child\s*c\b|\bmat bu\b")),
+)
+
+
+def _liver_grades(text: str) -> set[str]:
+    folded = _WEIGHT_WORDS.sub(" ", fold(text))
+    return {grade for grade, pattern in _LIVER_GRADES if pattern.search(folded)}
+
+
+def _by_liver_grade(hepatic: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """"Không cần giảm liều ở người suy gan nhẹ và trung bình. Suy gan nặng: ... 20 mg một ngày": for a patient
+    whose grade the question says, the statements of that grade and those naming none, not another grade's."""
+    said = _liver_grades(p.question or "")
+    if not said:
+        return hepatic
+    own = [r for r in hepatic if _liver_grades(r.text) & said]
+    if not own:
+        return hepatic
+    return [r for r in hepatic if r in own or not _liver_grades(r.text)]
 
 
 def _continuations(kept: list[DoseRow], pool: list[DoseRow]) -> list[DoseRow]:
@@ -752,12 +799,20 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
             # "Đau, sốt" beside "Đau sau phẫu thuật", the question saying "sốt": a short word of one heading's list
             # that no other heading prints tells them apart ("đau", printed in both, does not)
             partial = _named_by_own_word(list(scores), said)
+        pool: list[DoseRow] = chosen
+        narrowed_by: str | None = None
         for label in full + (partial if len(partial) == 1 else []):
             narrowed = [r for r in chosen if label in labels[id(r)]]
             if any(r.indication == label for r in narrowed):
                 narrowed = [r for r in narrowed if r.indication == label or not _own_disease(r)]
             if narrowed and len(narrowed) < len(chosen):
-                chosen = narrowed  # each label the question names in full narrows what the others left
+                chosen, narrowed_by = narrowed, label  # each label named in full narrows what the others left
+            elif not narrowed and narrowed_by is not None and label in full:
+                # "Viêm họng, ..." printed under the adults and again under the children: the same indication named
+                # in full under another group, so both stand (the group then decides), not the first printed
+                other = [r for r in pool if label in labels[id(r)]]
+                if other and not {r.population for r in other} & {r.population for r in chosen}:
+                    chosen = [r for r in pool if r in chosen or r in other]
     if len(chosen) < len(candidates):
         # a statement that opens with a case of its own the question does not name is that case's, not this one's
         chosen = [r for r in chosen if not _opens_another_case(r, p)] or chosen
@@ -1064,12 +1119,24 @@ _DURATION = re.compile(r"thời gian (?:điều trị|dùng)|kéo dài|liệu tr
 def _with_durations(rows: list[DoseRow], chosen: list[DoseRow], p: Patient) -> list[DoseRow]:
     """'... liều thế nào, trong bao lâu?': the statements of how long, under the same indication and group as the
     doses chosen, go with them."""
-    if not chosen or not _HOW_LONG.search(fold(p.question)):
+    if not chosen:
         return chosen
     keys = {(r.indication, r.population) for r in chosen}
     extra = [r for r in rows if r not in chosen and r.kind == "instruction" and (r.indication, r.population) in keys
              and _DURATION.search(r.text.lower())]
-    return [r for r in rows if r in chosen or r in extra]
+    if _HOW_LONG.search(fold(p.question)):
+        return [r for r in rows if r in chosen or r in extra]
+    # unasked, the course's length printed right after a dose chosen ("30 mg/kg/ngày ... Uống ít nhất trong 10
+    # ngày."): part of that regimen, shown after it (the rows chosen stay as chosen: some are a part of a statement)
+    out: list[DoseRow] = []
+    for r in chosen:
+        out.append(r)
+        i = next((k for k, row in enumerate(rows) if (row.chunk_id, row.start) == (r.chunk_id, r.start)), None)
+        nxt = rows[i + 1] if i is not None and i + 1 < len(rows) else None
+        if nxt is not None and nxt in extra and nxt not in chosen and nxt not in out and nxt.headings \
+                and nxt.headings == rows[i].headings:
+            out.append(nxt)
+    return out
 
 
 def _own_group(candidates: list[DoseRow], p: Patient, fit: Fit) -> list[DoseRow]:
@@ -1338,8 +1405,9 @@ def _by_printed_case(candidates: list[DoseRow], rows: list[DoseRow], p: Patient)
         wanted = asked & names
         if not wanted:
             continue
-        matching = {r.indication for r in candidates if named[id(r)] & wanted}
-        drop |= {id(r) for r in candidates if r.indication in matching and named[id(r)] & names
+        # "Nhiễm khuẩn nhẹ, vừa:" beside "Nhiễm khuẩn nặng:": one indication, told apart by the case alone
+        matching = {_case_free(r.indication) for r in candidates if named[id(r)] & wanted}
+        drop |= {id(r) for r in candidates if _case_free(r.indication) in matching and named[id(r)] & names
                  and not named[id(r)] & wanted}
     # a phase the book names by its own words ("giai đoạn dưỡng bệnh"): the question names it by all of them
     said_phase = {id(r) for r in candidates if any(_phase_said(words, said) for words in phases[id(r)])}
@@ -1347,6 +1415,17 @@ def _by_printed_case(candidates: list[DoseRow], rows: list[DoseRow], p: Patient)
     drop |= {id(r) for r in candidates if r.indication in matching and phases[id(r)] and id(r) not in said_phase}
     kept = [r for r in candidates if id(r) not in drop]
     return kept or candidates
+
+
+_CASE_WORDS = re.compile(r"\b(?:" + "|".join(pattern for family in _CASE_FAMILIES for _, pattern in family) + r")\b")
+
+
+def _case_free(indication: str | None) -> str | None:
+    """The indication without the words that name its case (a severity, a phase): "nhiem khuan" for both
+    "Nhiễm khuẩn nhẹ, vừa" and "Nhiễm khuẩn nặng"."""
+    if indication is None:
+        return None
+    return " ".join(re.sub(r"[^\w\s]", " ", _CASE_WORDS.sub(" ", fold(indication))).split())
 
 
 def clcr_table_lines(row: DoseRow, chunk_text: str, clcr: float) -> list[tuple[int, int]]:

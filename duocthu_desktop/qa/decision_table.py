@@ -99,7 +99,8 @@ def _nothing_asked(frame: QueryFrame) -> bool:
     return (
         bool(frame.drug_ids)
         and frame.section_key is None
-        and frame.turn_type not in ("interaction", "condition_to_drug", "condition_relation", "contraindicated_in")
+        and frame.turn_type not in ("interaction", "condition_to_drug", "condition_relation", "contraindicated_in",
+                                    "out_of_scope")
     )
 
 

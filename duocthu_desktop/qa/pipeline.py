@@ -32,6 +32,7 @@ from duocthu_desktop.messages import (
     MODEL_FOLDER_UNREADABLE,
     MODEL_READING_FAILED,
     MODEL_READING_WHY,
+    NO_INTERACTION_SECTION,
     QUESTION_TOO_LONG,
     SERVER_UNAVAILABLE,
     message_for,
@@ -401,6 +402,11 @@ class Assistant:
         key = frame.section_key or DOSING
         section = self.service.retrieve_framed(drug_id, key)
         verdict = self.service.decide(section)
+        if verdict.decision == "abstain" and key == INTERACTION and not section.chunks:
+            # the monograph prints no Tương tác thuốc: nothing found, which is never "safe"
+            monograph = self.service.monograph(drug_id)
+            name = monograph.title.capitalize() if monograph is not None else drug_id
+            return abstain(Reason.NO_INTERACTION_EVIDENCE, NO_INTERACTION_SECTION.format(drug=name))
         if verdict.decision == "abstain":
             return abstain(Reason(verdict.reason or Reason.EVIDENCE_INSUFFICIENT))
         _remember(evidence, section.chunks)

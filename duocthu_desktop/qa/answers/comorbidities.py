@@ -23,6 +23,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     GENERAL_WORDS,
     PATIENT_CONDITION_NAMES,
     ROUTE_PHRASES,
+    SALT_WORDS,
 )
 from duocthu_desktop.text import fold
 
@@ -41,6 +42,9 @@ _NORMAL = frozenset({("bình", "thường"), ("binh", "thuong")})
 _UP = frozenset({"tăng", "cao", "tang"})
 _DOWN = frozenset({"thấp", "hạ", "giảm", "thap", "ha", "giam"})
 _SINGLE_MIN_LETTERS = 6
+# "dị ứng với bất kỳ loại penicilin nào": a quantifier of the item, no word of the condition
+_ANY_OF = re.compile(r"(?<!\w)(?:bất kỳ|bất kì|bất cứ|bat ky|bat ki|bat cu)(?:\s+(?:loại|một|loai|mot))?(?!\w)",
+                     re.IGNORECASE)
 _GIVEN_WORDS = frozenset({"dùng", "dụng", "uống", "tiêm", "dung", "uong", "tiem"})  # "dùng X", "sử dụng X"
 _HEAD_MIN_LETTERS = 3  # a shorter item word alone ("da", "u") is too many things to be one condition
 MAX_TOKENS = 400  # a question's conditions are in its first few hundred words; a pasted document is not read whole
@@ -131,7 +135,7 @@ class Said:
         """The item's content words: no general words, nor the drug's own name where the item says it is given
         ("không được dùng aspirin"); "dị ứng với clopidogrel" keeps it, that allergy being to this drug only."""
         general = _general(self.folded)
-        raw = _WORD.findall(item)
+        raw = _WORD.findall(_ANY_OF.sub(" ", item))
         return [w for i, w in enumerate(raw) if w not in general
                 and not (w in self.drugs and i > 0 and raw[i - 1] in _GIVEN_WORDS)]
 
@@ -328,6 +332,8 @@ def _named_by_its_head(core: list[str], said: Said, content: list[int]) -> bool:
     head = core[0]
     if len(core) < 2 or len(head) < _FOREIGN_HEAD_MIN_LETTERS or not head.isalpha() or is_vietnamese_word(fold(head)):
         return False
+    if fold(head) in SALT_WORDS or head in said.drugs:
+        return False  # "timolol maleat": the salt of the drug named, no disease
     for n, i in enumerate(content):
         if said.words[i] != head or said.negated[i] or _inside_longer_name(said, i):
             continue

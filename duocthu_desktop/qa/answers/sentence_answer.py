@@ -446,9 +446,25 @@ def refuses_route(text: str, route: str) -> bool:
     return False
 
 
+CONTRA_KEY = "chong_chi_dinh"
+MAX_ROUTE_ITEM_WORDS = 6
+
+
+def _route_contraindicated(sentence: Sentence, route: str) -> bool:
+    """"Tiêm tĩnh mạch hyaluronidase." among the contraindications: an item that is the route itself (opening on
+    it, a few words long) forbids that route."""
+    if sentence.section_key != CONTRA_KEY or route == "uong":
+        return False
+    text = unicodedata.normalize("NFC", sentence.text).strip().lower()
+    if len(text.split()) > MAX_ROUTE_ITEM_WORDS:
+        return False
+    return any(text.startswith(p.lower()) for p in _route_phrases(route) if p != "tiêm")
+
+
 def _refused(sentences: list[Sentence], route: str, drug: str) -> EngineAnswer | None:
     """The sentences that name the route and refuse it, cited with the book's no; None when none does."""
-    refused = [s for s in sentences if names_route(s.text, route) and refuses_route(s.text, route)]
+    refused = [s for s in sentences if names_route(s.text, route)
+               and (refuses_route(s.text, route) or _route_contraindicated(s, route))]
     if not refused:
         return None
     asked = FRAME_ROUTE_NAMES.get(route, route).lower()

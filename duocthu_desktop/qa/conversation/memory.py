@@ -25,7 +25,8 @@ from duocthu_desktop.qa.conversation.personal_data import conversation_key, stor
 from duocthu_desktop.qa.conversation.sqlite_file import SqliteFile
 from duocthu_desktop.qa.conversation.traces import TRACES_FILE, TraceStore
 from duocthu_desktop.qa.understanding.frame import QueryFrame
-from duocthu_desktop.qa.understanding.section_asked import INTERACTION
+from duocthu_desktop.qa.understanding.section_asked import DOSING, INTERACTION, asks_amount
+from duocthu_desktop.qa.understanding.textmatch import Text
 from duocthu_desktop.text import fold
 
 log = logging.getLogger(__name__)
@@ -292,8 +293,15 @@ def as_clarify_answer(new: QueryFrame, prior: Remembered) -> QueryFrame:
     """"Bạn dùng đường nào?" answered "tiêm bắp được không?": a turn naming no drug that gives what the clarify
     asked is its answer, whatever its asking words say ("được không" reads as a may-I of the contraindications):
     the question stays the one asked before (its section, its kind)."""
-    field_name = _CLARIFY_ANSWERS.get(prior.reason or "") if prior.decision == "clarify" else None
-    if field_name is None or getattr(new, field_name) is None or new.drug_ids or named_unknowns(new):
+    if prior.decision != "clarify" or new.drug_ids or named_unknowns(new):
+        return new
+    if prior.reason == Reason.MISSING_ATTRIBUTE.value and new.section_key is None and (
+            asks_amount(Text.of(new.question)) or new.population or new.age_years is not None
+            or new.weight_kg is not None):
+        # "Bạn muốn biết thông tin gì?" answered "bệnh nhân 30 tuổi thì tối đa 1 ngày bao nhiêu?": the dose
+        return new.model_copy(update={"section_key": DOSING, "turn_type": "dosing"})
+    field_name = _CLARIFY_ANSWERS.get(prior.reason or "")
+    if field_name is None or getattr(new, field_name) is None:
         return new
     if new.turn_type == "interaction" or new.drug_classes:
         return new

@@ -80,6 +80,10 @@ SECTION_PHRASES: tuple[tuple[str, str], ...] = (
     ("dùng nhầm", "qua_lieu_xu_tri"),
     ("nhầm liều", "qua_lieu_xu_tri"),
     ("nuốt phải", "qua_lieu_xu_tri"),
+    # a whole pack, or taken to die: an overdose ("uống cả vỉ ... tự tử, xử trí thế nào?")
+    ("cả vỉ", "qua_lieu_xu_tri"),
+    ("cả hộp", "qua_lieu_xu_tri"),
+    ("tự tử", "qua_lieu_xu_tri"),
     ("xử trí adr", "xu_tri_adr"),
     ("xử trí tác dụng không mong muốn", "xu_tri_adr"),
     ("xử trí tác dụng phụ", "xu_tri_adr"),
@@ -540,6 +544,11 @@ NON_MEDICAL_PHRASES: tuple[str, ...] = (
     "mỹ phẩm", "kem dưỡng", "dưỡng da", "trắng da", "làm đẹp", "trang điểm", "son môi", "nước hoa",
     "ly hôn", "pháp luật", "luật sư", "hợp đồng", "thừa kế", "kiện tụng", "li dị",
     "cách nấu", "nấu ăn", "nấu món", "công thức món",
+)
+# Price and purchase: not in the formulary, whatever drug is named ("ketorolac giá bao nhiêu tiền 1 ống?").
+COMMERCE_PHRASES: tuple[str, ...] = (
+    "bao nhiêu tiền", "giá bao nhiêu", "giá bán", "giá thuốc", "giá tiền", "mua ở đâu", "mua ở chỗ nào",
+    "mua chỗ nào", "nhà thuốc nào bán", "bán ở đâu",
 )
 SMALLTALK_PHRASES: tuple[str, ...] = (
     "xin chào", "chào bạn", "chào", "hello", "hi", "alo", "cảm ơn", "cám ơn", "thank you", "thanks",

@@ -145,8 +145,9 @@ def understand(text: str, catalog: Catalog) -> QueryFrame:
         pregnant=extractors.is_pregnant(clean),
         breastfeeding=extractors.is_breastfeeding(clean),
         non_human=scope.is_non_human(clean),
-        non_medical=not drug_ids and scope.is_non_medical(clean) and not _asks_for_a_patient(ask.key, age, weight,
-                                                                                            population, clean),
+        non_medical=(not drug_ids and scope.is_non_medical(clean) and not _asks_for_a_patient(ask.key, age, weight,
+                                                                                             population, clean))
+        or scope.asks_price_or_purchase(clean),
         injection_attempt=scope.is_injection_attempt(raw_text),
         via_trade_name=resolution.via_trade_name,
         ranking=any_of(clean, RANKING_PHRASES),

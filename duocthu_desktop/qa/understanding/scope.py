@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from duocthu_desktop.qa.understanding.lexicon import (
+    COMMERCE_PHRASES,
     INJECTION_PHRASES,
     NON_HUMAN_FOLDED_ONLY_IF_ACCENTED,
     NON_HUMAN_PHRASES,
@@ -29,7 +30,7 @@ from duocthu_desktop.text import fold
 
 __all__ = [
     "INJECTION_PHRASES", "NON_HUMAN_PHRASES", "NON_MEDICAL_PHRASES", "SMALLTALK_PHRASES", "is_injection_attempt",
-    "is_non_human", "is_non_medical", "is_smalltalk", "strip_injection",
+    "asks_price_or_purchase", "is_non_human", "is_non_medical", "is_smalltalk", "strip_injection",
 ]
 
 # A user-supplied evidence block runs from its marker to the end of its first sentence.
@@ -77,6 +78,11 @@ def is_non_medical(text: Text) -> bool:
         if find(text, phrase):
             return True
     return False
+
+
+def asks_price_or_purchase(text: Text) -> bool:
+    """A price or where to buy: nothing the formulary holds, whichever drug is named."""
+    return any_of(text, COMMERCE_PHRASES)
 
 
 def is_smalltalk(text: Text) -> bool:

@@ -130,6 +130,7 @@ ASKING_WORDS = frozenset(
 _WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 # The words of "dùng chung / uống cùng / phối hợp với thuốc khác": they name togetherness, not a partner.
 _TOGETHER_WORDS = frozenset("chung cung kem dong thoi phoi hop ket khac uong".split())
+_INTERACTION_WORDS = frozenset("tuong tac boi tiem".split())  # "tương tác", and how it is given with the other
 
 
 @dataclass(frozen=True)
@@ -192,8 +193,12 @@ def _other_facts(frame, labs: bool = True) -> bool:
 _NOT_AN_AMOUNT = re.compile(r"(?<![a-z])(?:nong do|toc do)(?:\s+[a-z]+){0,3}?\s+bao nhieu(?![a-z])")
 
 
-def _asks_amount(text: Text) -> bool:
+def asks_amount(text: Text) -> bool:
+    """"liều bao nhiêu", "tối đa 1 ngày bao nhiêu mg": an amount to give is asked."""
     return bool(_AMOUNT.search(_NOT_AN_AMOUNT.sub(" ", text.folded)))
+
+
+_asks_amount = asks_amount
 
 
 _HOW_LONG = re.compile(r"(?<![a-z])(?:bao lau|bao nhieu (?:ngay|tuan|thang)|may (?:ngay|tuan|thang))(?![a-z])")
@@ -253,8 +258,8 @@ def sentence_ask(frame) -> SentenceAsk | None:
     if key == INTERACTION and len(frame.drug_ids) == 1:
         # "uống cùng bữa ăn", "dùng kèm sữa": no other drug named, so what it is taken with (a bare "dùng chung
         # với thuốc khác" is the interaction section)
-        if set(content) <= _TOGETHER_WORDS:
-            return None
+        if set(content) <= _TOGETHER_WORDS | _INTERACTION_WORDS:
+            return None  # "bôi chung với thuốc khác có tương tác gì không?": no partner, the section as such
         return SentenceAsk("focused", INTERACTION)
     if key is None:
         return SentenceAsk("focused")
