@@ -37,6 +37,19 @@ def shared() -> Path:
 
 
 @pytest.fixture(scope="session")
+def excerpt_pdf(tmp_path_factory, sample_pdf: Path) -> Path:
+    """Cover, contents and the first two monographs of the sample (abacavir, acarbose): six pages."""
+    import pymupdf
+
+    source = pymupdf.open(sample_pdf)
+    doc = pymupdf.open()
+    doc.insert_pdf(source, from_page=0, to_page=5)
+    path = tmp_path_factory.mktemp("excerpt") / "duocthu-excerpt.pdf"
+    doc.save(path)
+    return path
+
+
+@pytest.fixture(scope="session")
 def sample_pdf(shared: Path) -> Path:
     return shared / "corpus" / "duocthu-2018-sample.pdf"
 

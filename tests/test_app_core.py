@@ -256,17 +256,6 @@ def test_every_dev_citation_is_found_on_a_pdf_with_another_layout(variant_build,
 # ---- a small real build: excerpt of the sample, hashing embedder, cache in tmp ----------------------------
 
 
-@pytest.fixture(scope="module")
-def excerpt_pdf(tmp_path_factory, sample_pdf) -> Path:
-    """Cover, contents and the first two monographs of the sample (abacavir, acarbose): six pages."""
-    source = pymupdf.open(sample_pdf)
-    doc = pymupdf.open()
-    doc.insert_pdf(source, from_page=0, to_page=5)
-    path = tmp_path_factory.mktemp("excerpt") / "duocthu-excerpt.pdf"
-    doc.save(path)
-    return path
-
-
 @pytest.fixture()
 def cache_dir(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("DUOCTHU_CACHE_DIR", str(tmp_path / "cache"))

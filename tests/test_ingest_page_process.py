@@ -9,22 +9,11 @@ import os
 import threading
 import time
 
-import pymupdf
 import pytest
 
 from duocthu_desktop.errors import DuocthuError, InputRefused
 from ingestion import page_process, pipeline
 from ingestion.progress import BuildCancelled, Progress
-
-
-@pytest.fixture(scope="module")
-def six_pages(tmp_path_factory, sample_pdf):
-    source = pymupdf.open(sample_pdf)
-    doc = pymupdf.open()
-    doc.insert_pdf(source, from_page=0, to_page=5)
-    path = tmp_path_factory.mktemp("pages") / "six.pdf"
-    doc.save(path)
-    return path
 
 
 def _dies(pdf, conn) -> None:
@@ -33,10 +22,10 @@ def _dies(pdf, conn) -> None:
     os._exit(139)
 
 
-def test_pages_read_apart_give_the_same_chunks_and_progress_as_in_process(six_pages):
+def test_pages_read_apart_give_the_same_chunks_and_progress_as_in_process(excerpt_pdf):
     seen: list[tuple[str, int, int]] = []
-    apart = pipeline.run(six_pages, steps=Progress(lambda *step: seen.append(step)), isolated=True)
-    here = pipeline.run(six_pages)
+    apart = pipeline.run(excerpt_pdf, steps=Progress(lambda *step: seen.append(step)), isolated=True)
+    here = pipeline.run(excerpt_pdf)
     assert [c.model_dump() for c in apart.chunks] == [c.model_dump() for c in here.chunks]
     assert [m.model_dump() for m in apart.monographs] == [m.model_dump() for m in here.monographs]
     pages = [step for step in seen if step[0] == "pages"]
@@ -61,9 +50,9 @@ def test_a_cancel_ends_the_reader_at_once(sample_pdf):
     assert not [p for p in __import__("multiprocessing").active_children() if p.name == "duocthu-pdf-reader"]
 
 
-def test_a_reader_that_dies_is_one_line_with_its_exit_code(monkeypatch, six_pages):
+def test_a_reader_that_dies_is_one_line_with_its_exit_code(monkeypatch, excerpt_pdf):
     monkeypatch.setattr(page_process, "_serve", _dies)
     with pytest.raises(DuocthuError) as raised:
-        page_process.read_pages(six_pages, Progress())
+        page_process.read_pages(excerpt_pdf, Progress())
     text = str(raised.value)
     assert "exit code 139" in text and "page 1" in text and "index in use is kept" in text

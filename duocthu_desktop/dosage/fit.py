@@ -807,9 +807,10 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
                 narrowed = [r for r in narrowed if r.indication == label or not _own_disease(r)]
             if narrowed and len(narrowed) < len(chosen):
                 chosen, narrowed_by = narrowed, label  # each label named in full narrows what the others left
-            elif not narrowed and narrowed_by is not None and label in full:
+            elif not narrowed and narrowed_by is not None and label in full \
+                    and _specificity(label, said)[0] == _specificity(narrowed_by, said)[0]:
                 # "Viêm họng, ..." printed under the adults and again under the children: the same indication named
-                # in full under another group, so both stand (the group then decides), not the first printed
+                # as fully under another group, so both stand (the group then decides), not the first printed
                 other = [r for r in pool if label in labels[id(r)]]
                 if other and not {r.population for r in other} & {r.population for r in chosen}:
                     chosen = [r for r in pool if r in chosen or r in other]
