@@ -271,3 +271,31 @@ def test_interactions_asked_with_no_partner_are_the_section_and_with_one_its_sen
                                        "drug_ids": ["omeprazol"], "drug_mentions": {"omeprazol": "Omeprazol"},
                                        "route": None})
     assert sentence_ask(partner) == SentenceAsk("focused", "tuong_tac_thuoc")
+
+
+def test_a_contraindication_for_the_youngest_children_does_not_hide_the_dose_of_a_child_of_no_age() -> None:
+    """"không dùng cho trẻ dưới 30 tháng tuổi" for "trẻ 30 kg": shown first, the dose not hidden (the child's age is
+    not known to be in it); for a child of 2 it is theirs."""
+    from duocthu_desktop.qa.answers.patient_warnings import warning_answer
+
+    ci = _section("ceftriaxon", "chong_chi_dinh", "Với dạng thuốc tiêm bắp: Mẫn cảm với lidocain; không dùng cho trẻ "
+                                                   "dưới 30 tháng tuổi.")
+    frame = QueryFrame(question="Ceftriaxon lậu không biến chứng, bệnh nhân là trẻ 30 kg", drug_ids=["ceftriaxon"],
+                       drug_mentions={"ceftriaxon": "Ceftriaxon"}, turn_type="dosing", population="tre_em",
+                       weight_kg=30.0)
+    unknown = warning_answer(frame, {"chong_chi_dinh": ci})
+    assert unknown is not None and unknown.blocks and not unknown.contraindicated
+    two = warning_answer(frame.model_copy(update={"age_years": 2.0}), {"chong_chi_dinh": ci})
+    assert two is not None and two.contraindicated
+
+
+def test_a_groups_limit_the_dosage_section_prints_is_a_warning_for_that_group() -> None:
+    dosing = _section("timolol", "lieu_luong_cach_dung", "Liều thường dùng lúc đầu là 1 giọt dung dịch 0,25% vào mắt "
+                      "bị bệnh, 2 lần/ngày.", "Trẻ em: Liều dùng như người lớn, nhưng không nên dùng cho trẻ đẻ non và sơ sinh.")
+    frame = QueryFrame(question="trẻ sơ sinh có dùng được timolol không?", drug_ids=["timolol"],
+                       drug_mentions={"timolol": "timolol"}, population="so_sinh", turn_type="drug_attribute",
+                       section_key="chong_chi_dinh")
+    found = warnings_for(frame, {"lieu_luong_cach_dung": dosing})
+    assert [w.text for w in found] == ["Trẻ em: Liều dùng như người lớn, nhưng không nên dùng cho trẻ đẻ non và sơ sinh."]
+    adult = frame.model_copy(update={"population": "nguoi_lon", "question": "người lớn có dùng được timolol không?"})
+    assert warnings_for(adult, {"lieu_luong_cach_dung": dosing}) == []

@@ -654,3 +654,15 @@ def test_a_severity_said_picks_the_indication_printed_for_it_among_its_severitie
     severe = _texts(choose(rows, Patient(population="tre_em", age_years=6, weight_kg=20,
                                          question="trẻ 6 tuổi nhiễm khuẩn nặng liều")).rows)
     assert severe == ["Nhiễm khuẩn nặng: 40 mg/kg/ngày cách 8 giờ/lần."]
+
+
+def test_a_route_the_patient_cannot_take_leaves_the_doses_by_the_others() -> None:
+    from duocthu_desktop.qa.understanding.extractors import extract_route, routes_ruled_out
+    from duocthu_desktop.qa.understanding.textmatch import Text
+
+    said = Text.of("Bệnh nhân cai rượu nặng, vật vã, không uống được thuốc.")
+    assert extract_route(said) is None and routes_ruled_out(said) == ["uong"]
+    rows = read("Hội chứng cai rượu: Uống 5 - 20 mg, nhắc lại sau 2 - 4 giờ.\n"
+                "Trường hợp nặng, dùng đường tiêm bắp hoặc tĩnh mạch 10 - 20 mg.")
+    texts = _texts(choose(rows, Patient(question=said.norm, ruled_out=("uong",), population="nguoi_lon")).rows)
+    assert texts == ["Trường hợp nặng, dùng đường tiêm bắp hoặc tĩnh mạch 10 - 20 mg."]

@@ -124,6 +124,7 @@ def test_population(text, population):
         ("Thuốc nào gây suy thận?", "suy thận"),
         ("ngậm dưới lưỡi cắt cơn đau thắt ngực dùng liều bao nhiêu?", "cơn đau thắt ngực"),
         ("cho người lớn bị trạng thái động kinh, liều bao nhiêu?", "trạng thái động kinh"),
+        ("trẻ 5 tuổi 18kg lên cơn hen cấp, prednisolon uống liều sao?", "cơn hen cấp"),
     ],
 )
 def test_condition(text, condition):

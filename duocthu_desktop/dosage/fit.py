@@ -37,6 +37,7 @@ from duocthu_desktop.dosage.words import (
     routes_in,
     weight_in,
 )
+from duocthu_desktop.qa.understanding.extractors import routes_ruled_out
 from duocthu_desktop.qa.understanding.lexicon import INSTRUCTION_TOPICS, condition_variants
 from duocthu_desktop.qa.understanding.section_asked import without_names
 from duocthu_desktop.qa.understanding.textmatch import Text, find, words_agree
@@ -70,6 +71,7 @@ class Patient:
     condition: str | None = None
     question: str = ""  # the question's own words, drug names taken out: an indication may be named there
     kind: str | None = None  # a dose kind the question asks for ("liều nạp", "liều tối đa")
+    ruled_out: tuple[str, ...] = ()  # routes the patient cannot take ("không uống được thuốc")
 
     @property
     def is_child(self) -> bool:
@@ -92,6 +94,7 @@ class Patient:
             condition=frame.condition,
             question=without_names(frame.question, list(frame.drug_mentions.values())),
             kind=kind_asked(frame.question),
+            ruled_out=tuple(routes_ruled_out(Text.of(frame.question))),
         )
 
 
@@ -382,6 +385,9 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     # given, the indication narrows first, so a route is asked only when the doses that fit still differ by it.
     # What is missing of the patient (the group, a child's age or weight) is asked once these have narrowed.
     candidates = _by_printed_case(candidates, rows, p)
+    if p.ruled_out and not p.route:
+        # "không uống được thuốc": the doses by the other routes, when the book gives some
+        candidates = [r for r in candidates if not (r.route and set(r.route) <= set(p.ruled_out))] or candidates
     asked = _asked_indication(_by_kind(candidates, p), p) if p.route else []
     if asked and not any(route_matches(p.route, r.route) for r in asked) and any(not r.route for r in asked):
         # the indication asked for is dosed with no route printed near its dose: shown under a title that says

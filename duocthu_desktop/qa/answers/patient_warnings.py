@@ -33,6 +33,10 @@ INDICATIONS = "chi_dinh"
 # dưới 50 kg, ... liều đầu tiên thông thường còn thấp hơn"), never for its doses: they are the dose answer's
 DOSING = "lieu_luong_cach_dung"
 _DOSING_TOPICS = frozenset({"can_nang", "xet_nghiem"})
+# "không nên dùng cho trẻ đẻ non và sơ sinh": the youngest ruled out, which no dose row of theirs says (not "không
+# dùng ... cho người lớn và trẻ em để tự điều trị sốt cao": a limit of self-treatment)
+_GROUP_LIMIT = re.compile(r"(?<!\w)(?:không nên|không được|không|tránh) dùng (?:\w+ )?cho (?:trẻ )?"
+                          r"(?:đẻ non|sơ sinh|thiếu tháng|nhũ nhi|(?:em )?dưới \d+)(?!\w)")
 _DOSE_AMOUNT = re.compile(r"\d\s*(?:mg|g|microgam|mcg|µg|ml|đơn vị|đvqt|ui|iu|giọt|viên|ống)(?!\w)", re.IGNORECASE)
 # Read in this order and shown in this order: what the book forbids first.
 SECTION_KEYS = (CONTRAINDICATIONS, INTERACTIONS, PREGNANCY, LACTATION, CAUTIONS)
@@ -127,7 +131,8 @@ def warning_answer(
         "warns_against": any(w.strength <= 1 or w.section_key == CONTRAINDICATIONS for w in found),
         # "Suy gan nặng." for a patient said only to have "suy gan": shown first, but the usual dose is not hidden
         "contraindicated": any(w.section_key == CONTRAINDICATIONS and not _graver_than_said(w, frame)
-                               and _unconditional(w) and not _group_qualified(w) for w in found)
+                               and _unconditional(w) and not _group_qualified(w) and not _age_unknown(w, frame)
+                               for w in found)
                            or any(_forbids_in_pregnancy(w) for w in found),
     })
 
@@ -164,6 +169,19 @@ _GROUP_THEN_CONDITION = re.compile(
     r"\s+(?:có|bị|mắc|đang|thực hiện|sau|được)\s+(?!cân nặng|tuổi|thể trọng)\w+"
 )
 _GROUP_TOPICS = frozenset({"tre_em", "nguoi_cao_tuoi"})
+
+
+# "trẻ dưới 30 tháng tuổi", "trẻ em dưới 12 tuổi": a contraindication bounded by an age
+_AGE_BOUND = re.compile(r"(?<!\w)(?:(?:dưới|trên|từ|≤|≥|<|>)\s*\d+(?:,\d+)?\s*(?:tháng|tuần|ngày|tuổi|năm)"
+                        r"|sơ sinh|đẻ non|thiếu tháng|nhũ nhi)(?!\w)")
+
+
+def _age_unknown(warning: Warning, frame: QueryFrame) -> bool:
+    """A contraindication for the patient's group within an age bound or for its youngest ("không dùng cho trẻ dưới
+    30 tháng tuổi", "trẻ sơ sinh") for a child whose age the question does not give: shown first, but the dose is not
+    hidden as if it were theirs."""
+    return (set(warning.topics) <= _GROUP_TOPICS | {"can_nang"} and frame.age_years is None
+            and frame.population != "so_sinh" and bool(_AGE_BOUND.search(warning.text.lower())))
 
 
 def _group_qualified(warning: Warning) -> bool:
@@ -227,7 +245,10 @@ def _section_warnings(key: str, section: SectionResult, patient: rules.Patient) 
             if key == INTERACTIONS:
                 topics = tuple(t for t in topics if t == "dang_dung")
             if key == DOSING:
-                topics = tuple(t for t in topics if t in _DOSING_TOPICS)
+                # a weight or lab band; and a group's limit the dosage section prints ("..., nhưng không nên dùng
+                # cho trẻ đẻ non và sơ sinh"), which no dose row of that group says
+                limit = bool(_GROUP_LIMIT.search(sentence.lower()))
+                topics = tuple(t for t in topics if t in _DOSING_TOPICS or (limit and t in _GROUP_TOPICS))
                 if _DOSE_AMOUNT.search(sentence) or sentence.rstrip().endswith(":"):
                     continue  # a dose the patient's band prints, or its label, is the dose answer's to show
                 if _other_group(sentence, patient):

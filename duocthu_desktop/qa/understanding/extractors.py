@@ -142,10 +142,7 @@ def _without_disease_sites(text: Text) -> Text:
     return Text.of("".join(norm))
 
 
-def extract_route(text: Text) -> str | None:
-    """The route named first in the question ('uống', 'đặt hậu môn', 'tiêm tĩnh mạch', 'kem bôi', 'viên', ...),
-    as a CONTRACT route key ('tiem' when an injection names no site)."""
-    text = _without_disease_sites(text)
+def _routes_named(text: Text) -> list[tuple[int, int, str]]:
     found: list[tuple[int, int, str]] = []  # (start, -length, key)
     for phrase, key in ROUTE_PHRASES:
         if phrase in ROUTE_PHRASES_TYPED_ONLY and not text.accented:
@@ -153,9 +150,26 @@ def extract_route(text: Text) -> str | None:
         m = find(text, phrase, strict=phrase in ROUTE_PHRASES_TYPED_ONLY)
         if m:
             found.append((m.start(), -len(m.group(0)), key))
+    return found
+
+
+def _ruled_out(text: Text, named: tuple[int, int, str]) -> bool:
+    return bool(_NEGATED_BEFORE.search(text.folded[max(0, named[0] - 12) : named[0]]))
+
+
+def routes_ruled_out(text: Text) -> list[str]:
+    """The routes the person says the patient cannot take ("không uống được thuốc"): not the route asked, and no
+    dose by them is this patient's."""
+    text = _without_disease_sites(text)
+    return [key for named in _routes_named(text) if _ruled_out(text, named) for key in [named[2]]]
+
+
+def extract_route(text: Text) -> str | None:
+    """The route named first in the question ('uống', 'đặt hậu môn', 'tiêm tĩnh mạch', 'kem bôi', 'viên', ...),
+    as a CONTRACT route key ('tiem' when an injection names no site)."""
+    text = _without_disease_sites(text)
     # "không uống được, đặt trực tràng": a route the person says cannot be used is not the route asked for
-    kept = [f for f in found if not _NEGATED_BEFORE.search(text.folded[max(0, f[0] - 12) : f[0]])]
-    found = kept or found
+    found = [f for f in _routes_named(text) if not _ruled_out(text, f)]
     if not found:
         return None
     switched = [f for f in found if _SWITCHED_TO.search(text.folded[max(0, f[0] - 16) : f[0]])]
@@ -231,7 +245,7 @@ def extract_condition(text: Text) -> str | None:
     stop = _CONDITION_STOPS.search(" " + rest)
     condition = (" " + rest)[: stop.start()].strip() if stop else rest
     condition = condition.strip(" -")
-    if phrase == "cắt cơn" and condition:
+    if phrase in ("cắt cơn", "lên cơn") and condition:
         condition = "cơn " + condition
     if len(condition) < 2:
         return None

@@ -500,6 +500,7 @@ CONDITION_TRIGGERS: tuple[str, ...] = (
     "trị",
     "chữa",
     "cắt cơn",
+    "lên cơn",
     "phòng ngừa",
     "dự phòng",
     "phòng",
