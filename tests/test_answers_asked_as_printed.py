@@ -299,3 +299,12 @@ def test_a_groups_limit_the_dosage_section_prints_is_a_warning_for_that_group() 
     assert [w.text for w in found] == ["Trẻ em: Liều dùng như người lớn, nhưng không nên dùng cho trẻ đẻ non và sơ sinh."]
     adult = frame.model_copy(update={"population": "nguoi_lon", "question": "người lớn có dùng được timolol không?"})
     assert warnings_for(adult, {"lieu_luong_cach_dung": dosing}) == []
+
+
+def test_when_to_take_it_is_asked_of_the_statements_that_print_the_topic() -> None:
+    """"uống lúc nào, trước hay sau ăn?": the dosage statements printing meals answer it (dosage.fit's instruction
+    topics), not a ranking of every sentence by a few asking words."""
+    frame = QueryFrame(question="Glucobay uống lúc nào, trước hay sau ăn?", drug_ids=["acarbose"],
+                       drug_mentions={"acarbose": "Glucobay"}, section_key="lieu_luong_cach_dung", turn_type="dosing",
+                       route="uong")
+    assert sentence_ask(frame) is None

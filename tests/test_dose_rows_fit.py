@@ -666,3 +666,13 @@ def test_a_route_the_patient_cannot_take_leaves_the_doses_by_the_others() -> Non
                 "Trường hợp nặng, dùng đường tiêm bắp hoặc tĩnh mạch 10 - 20 mg.")
     texts = _texts(choose(rows, Patient(question=said.norm, ruled_out=("uong",), population="nguoi_lon")).rows)
     assert texts == ["Trường hợp nặng, dùng đường tiêm bắp hoặc tĩnh mạch 10 - 20 mg."]
+
+
+def test_a_dose_given_as_another_indications_is_shown_with_that_indications_dose() -> None:
+    rows = read("Đau thắt ngực:\nUống 10 mg/lần, 3 lần/ngày.\nCó thể truyền tĩnh mạch, thường dùng 2 - 12 mg/giờ.\n"
+                "Suy tim:\nUống 20 mg/lần, 2 lần/ngày.\n"
+                "Cũng có thể dùng đường truyền tĩnh mạch với liều tương tự liều dùng trong đau thắt ngực.")
+    texts = _texts(choose(rows, Patient(route="truyen_tinh_mach", question="suy tim truyền tĩnh mạch liều",
+                                        condition="suy tim")).rows)
+    assert texts[0].startswith("Cũng có thể") and any("2 - 12 mg/giờ" in t for t in texts)
+    assert not any("10 mg/lần" in t or "20 mg/lần" in t for t in texts)

@@ -443,7 +443,8 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     for group in _distinct(continued_label(r, rows) for r in candidates):
         if group:  # "(7 - 30 ngày): ..." prints its band only: the group it goes on is said
             fit.notes.append(f"Mức liều ghi trong ngoặc dưới đây tiếp theo nhóm «{group}» sách in ngay dòng trên.")
-    fit.rows = [_with_group_above(r, rows) for r in _with_durations(rows, _with_stated_cases(rows, candidates, p), p)]
+    chosen = _with_durations(rows, _with_stated_cases(rows, candidates, p), p)
+    fit.rows = [_with_group_above(r, rows) for r in _with_referenced(rows, chosen, p)]
     return fit
 
 
@@ -1143,6 +1144,31 @@ def _with_durations(rows: list[DoseRow], chosen: list[DoseRow], p: Patient) -> l
         if nxt is not None and nxt in extra and nxt not in chosen and nxt not in out and nxt.headings \
                 and nxt.headings == rows[i].headings:
             out.append(nxt)
+    return out
+
+
+# "Cũng có thể dùng đường truyền tĩnh mạch với liều tương tự liều dùng trong đau thắt ngực.": the dose is another
+# indication's, by the same route
+_DOSE_OF_ANOTHER = re.compile(r"(?:tương tự|giống|như|bằng) (?:với )?liều (?:dùng )?(?:trong|cho|ở|điều trị|khi) "
+                              r"([^.;()]{3,80})")
+
+
+def _with_referenced(rows: list[DoseRow], chosen: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """A statement that gives its dose as another indication's ("liều tương tự liều dùng trong đau thắt ngực") is
+    shown with that indication's doses by the same route, after it."""
+    out: list[DoseRow] = []
+    for r in chosen:
+        out.append(r)
+        m = _DOSE_OF_ANOTHER.search(r.text)
+        if m is None or not r.route:
+            continue
+        named = m.group(1).strip()
+        for q in rows:
+            if q not in out and q not in chosen and (q.kind in DOSE_KINDS or _AMOUNT.search(q.text)) and q.indication \
+                    and q.indication != r.indication and set(q.route) & set(r.route) \
+                    and indication_score(named, q.model_copy(update={"headings": [], "text": ""})) >= 0.5:
+                # it prints the amount referred to: a dose, titled with its indication
+                out.append(q if q.kind in DOSE_KINDS else q.model_copy(update={"kind": "dose"}))
     return out
 
 

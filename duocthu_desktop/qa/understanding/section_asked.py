@@ -19,6 +19,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     DOSING,
     GIVING_PHRASES,
     HOW_TO_PHRASES,
+    INSTRUCTION_TOPICS,
     INTERACTION,
     MISSED_DOSE_PHRASES,
     POPULATION_PHRASES,
@@ -246,6 +247,8 @@ def sentence_ask(frame) -> SentenceAsk | None:
         return None  # an amount, or a group to dose: the dose rows
     if key == DOSING and frame.route in (None, "uong") and any_of(text, HOW_TO_PHRASES):
         return SentenceAsk("how_to", DOSING)
+    if key == DOSING and any(any_of(text, list(asks)) for asks, _ in INSTRUCTION_TOPICS):
+        return None  # "uống lúc nào, trước hay sau ăn?": the statements that print the topic (dosage.fit)
     content = content_words(frame.question, list(frame.drug_mentions.values()))
     if not content:
         return None
