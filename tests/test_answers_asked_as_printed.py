@@ -308,3 +308,15 @@ def test_when_to_take_it_is_asked_of_the_statements_that_print_the_topic() -> No
                        drug_mentions={"acarbose": "Glucobay"}, section_key="lieu_luong_cach_dung", turn_type="dosing",
                        route="uong")
     assert sentence_ask(frame) is None
+
+
+def test_a_two_topic_how_to_take_question_gets_each_topics_dosage_sentence() -> None:
+    sentences = sentence_answer.drug_sentences([
+        _chunk("thuoc_a", "duoc_ly_co_che", "Thức ăn làm chậm hấp thu; AUC sau bữa ăn giảm 43%."),
+        _chunk("thuoc_a", "lieu_luong_cach_dung", "Uống ít nhất 1 giờ trước bữa ăn. Phải nuốt cả viên, không được "
+                                                  "nghiền nhỏ hoặc nhai. Người lớn: 20 mg/ngày.", 1)])
+    got = _texts(sentence_answer._printing_the_topic("thuốc A uống lúc nào, nhai được không?", sentences))
+    assert got == ["Uống ít nhất 1 giờ trước bữa ăn.", "Phải nuốt cả viên, không được nghiền nhỏ hoặc nhai."]
+    # a topic the dosage section does not print leaves the question to the ranking
+    assert sentence_answer._printing_the_topic("thuốc A bẻ đôi viên được không, quên liều thì sao",
+                                               sentences[:1]) == []

@@ -35,6 +35,7 @@ from duocthu_desktop.qa.understanding import lab_values
 from duocthu_desktop.qa.understanding.lexicon import (
     GIVING_PHRASES,
     HOW_TO_PHRASES,
+    INSTRUCTION_TOPICS,
     MISSED_DOSE_PHRASES,
     QUESTION_CUES,
     ROUTE_PHRASES,
@@ -562,6 +563,11 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
         cued = _cued_section(frame.question, ask.section, sentences, names)
         if cued:
             return _cited(cued, drug)
+    if ask.section in (None, DOSAGE_KEY):
+        topical = _printing_the_topic(frame.question, sentences)
+        if topical:
+            # "uống lúc nào, nhai được không?": the dosage section's sentences that print each topic asked
+            return _cited(topical, drug)
     parts = question_parts(frame.question)
     if len(parts) > 1:
         # "nồng độ tối đa bao nhiêu và phải truyền trong bao lâu?": each asking part gets its own sentence
@@ -584,6 +590,24 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
         # "Những thuốc nào ...?": the sentence that prints the list is read first (every sentence still shown)
         chosen = sorted(chosen, key=lambda s: not _prints_list(s.text))
     return _cited(chosen, drug)
+
+
+def _printing_the_topic(question: str, sentences: list[Sentence]) -> list[Sentence]:
+    """The dosage section's sentences that print the words of the taking topics the question asks (lexicon
+    INSTRUCTION_TOPICS: meals, crushing, preparing), in the book's order; [] unless every topic asked is printed."""
+    said = Text.of(question)
+    asked = [printed for asks, printed in INSTRUCTION_TOPICS if any_of(said, list(asks))]
+    if not asked:
+        return []
+    dosage = [s for s in sentences if s.section_key == DOSAGE_KEY]
+    found: list[Sentence] = []
+    for printed in asked:
+        pattern = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in printed) + r")(?!\w)")
+        hits = [s for s in dosage if pattern.search(s.text.lower())]
+        if not hits:
+            return []
+        found += [s for s in hits[:2] if s not in found]
+    return sorted(found, key=sentences.index)[: MAX_SENTENCES + 1]
 
 
 def _members_as_printed(question: str, sentences: list[Sentence]) -> str:
