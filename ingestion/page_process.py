@@ -9,14 +9,11 @@ one-line DuocthuError with its exit code: the app stays up and the index in use 
 
 from __future__ import annotations
 
-import logging
 import multiprocessing
 from pathlib import Path
 
 from duocthu_desktop.errors import DuocthuError, InputRefused
 from ingestion.progress import Progress
-
-log = logging.getLogger(__name__)
 
 POLL_S = 0.1  # how often the wait for the next page looks at the cancel event and at the reader's life
 JOIN_S = 5.0

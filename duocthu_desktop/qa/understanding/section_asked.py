@@ -199,16 +199,13 @@ def asks_amount(text: Text) -> bool:
     return bool(_AMOUNT.search(_NOT_AN_AMOUNT.sub(" ", text.folded)))
 
 
-_asks_amount = asks_amount
-
-
 _HOW_LONG = re.compile(r"(?<![a-z])(?:bao lau|bao nhieu (?:ngay|tuan|thang)|may (?:ngay|tuan|thang))(?![a-z])")
 
 
 def _asks_how_long(frame, text: Text) -> bool:
     """"Điều trị bằng X thường kéo dài bao lâu?": a duration, no amount, for no patient in particular (what the
     drug treats is the reason for the question, not a fact of a patient)."""
-    if not _HOW_LONG.search(text.folded) or _asks_amount(text) or frame.section_key not in (DOSING, None):
+    if not _HOW_LONG.search(text.folded) or asks_amount(text) or frame.section_key not in (DOSING, None):
         return False
     return not (frame.population is not None or frame.age_years is not None or frame.weight_kg is not None
                 or frame.clcr is not None or frame.renal_impairment or frame.hepatic_impairment or frame.pregnant
@@ -243,7 +240,7 @@ def sentence_ask(frame) -> SentenceAsk | None:
     if key == DOSING and any_of(text, EQUIVALENCE_PHRASES):
         # "viên X oxalat 12,8 mg tương đương bao nhiêu mg X?": the book's sentence of equivalence, not a dose
         return SentenceAsk("focused", DOSING)
-    if key == DOSING and (_asks_amount(text) or frame.population is not None):
+    if key == DOSING and (asks_amount(text) or frame.population is not None):
         return None  # an amount, or a group to dose: the dose rows
     if key == DOSING and frame.route in (None, "uong") and any_of(text, HOW_TO_PHRASES):
         return SentenceAsk("how_to", DOSING)
