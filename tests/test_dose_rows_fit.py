@@ -676,3 +676,30 @@ def test_a_dose_given_as_another_indications_is_shown_with_that_indications_dose
                                         condition="suy tim")).rows)
     assert texts[0].startswith("Cũng có thể") and any("2 - 12 mg/giờ" in t for t in texts)
     assert not any("10 mg/lần" in t or "20 mg/lần" in t for t in texts)
+
+
+def test_an_indication_said_by_its_lay_name_narrows_to_the_heading_printed_by_the_books_name() -> None:
+    # "tiêu chảy" is the book's "ỉa chảy": said with no trigger word, it still names the heading
+    rows = [_row("Đau vừa: Người lớn: uống 30 mg cách 4 giờ.", indication="Đau vừa", population="nguoi_lon",
+                 route=["uong"], headings=["Đau vừa"]),
+            _row("Ỉa chảy cấp: người lớn, 30 mg uống 3 lần mỗi ngày.", indication="Ỉa chảy cấp",
+                 population="nguoi_lon", route=["uong"], headings=["Ỉa chảy cấp"])]
+    fit = choose(rows, Patient(population="nguoi_lon", question="thuốc cho bn tiêu chảy cấp người lớn liều sao"))
+    assert _texts(fit.rows) == ["Ỉa chảy cấp: người lớn, 30 mg uống 3 lần mỗi ngày."]
+
+
+def test_a_local_application_with_no_group_printed_holds_for_a_child() -> None:
+    # a cream's section names no group: its way of applying is not an adult's dose withheld from a child
+    rows = [_row("Tổn thương da: bôi một lớp mỏng, 1 - 2 lần một ngày.", indication="Tổn thương da",
+                 route=["boi"], headings=["Tổn thương da"])]
+    fit = choose(rows, Patient(population="tre_em", route="boi", question="bôi cho bé ngày mấy lần"))
+    assert _texts(fit.rows) == ["Tổn thương da: bôi một lớp mỏng, 1 - 2 lần một ngày."]
+    assert any("không có liều riêng cho trẻ em" in n for n in fit.notes)
+
+
+def test_an_unlabelled_systemic_dose_or_a_section_naming_adults_is_not_given_to_a_child() -> None:
+    swallowed = [_row("Uống 500 mg, 2 lần một ngày.", route=["uong"])]
+    assert choose(swallowed, Patient(population="tre_em", question="cho bé uống bao nhiêu")).rows == []
+    named = [_row("Người lớn: bôi 2 lần một ngày.", route=["boi"], population="nguoi_lon"),
+             _row("Bôi 1 lần một ngày khi đỡ.", route=["boi"])]
+    assert choose(named, Patient(population="tre_em", route="boi", question="bôi cho bé ngày mấy lần")).rows == []

@@ -252,3 +252,10 @@ def test_a_foreign_disease_name_said_alone_names_the_item_it_opens() -> None:
 def test_a_quantifier_of_the_item_is_no_word_of_the_condition() -> None:
     assert bears_on("Người bệnh có tiền sử dị ứng với bất kỳ loại penicilin nào.",
                     said("Bệnh nhân có tiền sử dị ứng penicilin, viêm họng", ("amoxicilin",)))
+
+
+def test_a_dash_between_words_joins_one_condition_it_does_not_make_an_item_of_its_last_word() -> None:
+    # "blốc nhĩ - thất" is one condition: its "thất" is not "thất bại"
+    items = "Loạn chuyển hóa porphyrin, blốc nhĩ - thất, suy tủy."
+    assert not bears_on(items, said("bn đã thất bại với thuốc khác, liều?"))
+    assert bears_on(items, said("bn bị blốc nhĩ-thất độ 2"))

@@ -72,6 +72,9 @@ def _frame(question: str, **fields) -> QueryFrame:
         # how much of one form is how much of another: the sentence that converts them, not a dose to fit
         (_frame("Viên testamin natri 12,8 mg tương đương bao nhiêu mg testamin?", turn_type="dosing",
                 section_key="lieu_luong_cach_dung"), "focused"),
+        # how to stop it is a sentence of the book, not whether it may be used
+        (_frame("bn muốn ngưng testamin, cho ngưng luôn được không?", turn_type="drug_attribute",
+                section_key="chong_chi_dinh"), "focused"),
     ],
 )
 def test_questions_a_sentence_answers(frame: QueryFrame, kind: str) -> None:
@@ -495,3 +498,27 @@ def test_a_sentence_that_refuses_the_route_is_told_from_one_that_only_names_it()
                                              "tiem_bap")
     assert not sentence_answer.refuses_route("Có thể tiêm bắp sâu.", "tiem_bap")
     assert not sentence_answer.refuses_route("Không tiêm tĩnh mạch nhanh.", "tiem_bap")
+
+
+def test_stopping_is_answered_for_anyone_not_from_the_pregnancy_section() -> None:
+    chunks = [Chunk(chunk_id=f"x__{key}__0", drug_id="x", section_key=key, part_index=0, text=text,
+                    printed_pages=[1 + i], physical_pages=[1 + i])
+              for i, (key, text) in enumerate([
+                  ("thoi_ky_mang_thai", "Khi mang thai, tránh ngừng thuốc đột ngột."),
+                  ("than_trong", "Tránh ngừng thuốc đột ngột, phải giảm liều dần trong 1 - 2 tuần.")])]
+    frame = QueryFrame(question="bn muốn ngưng x, cho ngưng luôn được không?", drug_ids=["x"],
+                       drug_mentions={"x": "x"}, turn_type="drug_attribute", section_key="chong_chi_dinh")
+    answer = sentence_answer.answer(SentenceAsk("focused"), frame, chunks, None)
+    shown = " ".join(c.text for b in answer.blocks for c in b.claims)
+    assert "giảm liều dần trong 1 - 2 tuần" in shown and "mang thai" not in shown
+
+
+def test_two_questions_joined_by_a_comma_each_get_their_sentence() -> None:
+    assert sentence_answer.question_parts("x pha nồng độ tối đa bao nhiêu, truyền qua kim bướm được không?") == [
+        "x pha nồng độ tối đa bao nhiêu", "truyền qua kim bướm được không?"]
+    assert sentence_answer.question_parts("người lớn, uống bao nhiêu") == ["người lớn, uống bao nhiêu"]
+
+
+def test_stopping_right_away_is_the_books_stopping_abruptly() -> None:
+    terms = {t.folded for t in sentence_answer.question_terms("cho ngưng luôn được không?")}
+    assert {"ngung", "dot", "ngot"} <= terms

@@ -93,3 +93,35 @@ def test_class_words_include_the_books_other_wordings(catalog: Catalog) -> None:
                                   "Nexium giá bán bao nhiêu", "amoxicilin mua ở đâu"])
 def test_a_price_or_where_to_buy_is_out_of_scope_whatever_drug_is_named(text: str) -> None:
     assert scope.asks_price_or_purchase(Text.of(text))
+
+
+@pytest.mark.parametrize("text", ["giá nexium 40mg bao nhiêu 1 hộp", "thuốc này bao nhiêu một hộp"])
+def test_a_price_asked_with_words_between_is_out_of_scope(text: str) -> None:
+    assert scope.asks_price_or_purchase(Text.of(text))
+
+
+@pytest.mark.parametrize("text", ["nguoi gia bao nhieu mg", "liều cho người già bao nhiêu",
+                                  "giá trị INR bao nhiêu thì ngừng thuốc", "uống bao nhiêu 1 lần"])
+def test_an_old_patient_or_a_lab_value_is_no_price(text: str) -> None:
+    assert not scope.asks_price_or_purchase(Text.of(text))
+
+
+@pytest.mark.parametrize(("text", "years"), [("bn nữ 30t bệnh Grave", 30.0), ("bé 5 t nặng 18kg", 5.0)])
+def test_an_age_in_the_clinicians_shorthand(text: str, years: float) -> None:
+    age = extractors.extract_age(Text.of(text))
+    assert age is not None and age.years == years
+
+
+def test_an_amount_asked_for_a_pregnant_woman_is_the_dose_not_the_pregnancy_section() -> None:
+    assert route_section(Text.of("thai phụ 34 tuần, thuốc A tiêm TM bao nhiêu")).key == "lieu_luong_cach_dung"
+    assert route_section(Text.of("thai phụ dùng thuốc A được không")).key == "thoi_ky_mang_thai"
+
+
+@pytest.mark.parametrize(("text", "condition"), [("codein liều giảm đau", "đau"), ("thuốc hạ sốt cho bé", "sốt"),
+                                                 ("giảm liều cho người suy thận", None)])
+def test_a_symptom_said_by_what_the_dose_does_to_it(text: str, condition: str | None) -> None:
+    assert extractors.extract_condition(Text.of(text)) == condition
+
+
+def test_a_polyvalent_serum_dosed_by_the_vial_is_no_price() -> None:
+    assert not scope.asks_price_or_purchase(Text.of("huyết thanh kháng nọc đa giá liều đầu bao nhiêu lọ?"))

@@ -377,6 +377,11 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
         candidates = _by_banded_strength(candidates, p)
         if p.is_child:  # for a child, only what the book says of children: an unlabelled dose is the adult one
             child = [r for r in candidates if _for_children(r) or _adults_from_childhood(r)]
+            if not child and _applied_alike(rows, candidates):
+                # a cream, an eye drop, a pessary whose section names no group: one way of applying it for all
+                fit.notes.append("Dược thư không ghi đối tượng cho cách dùng tại chỗ này (không có liều riêng cho "
+                                 "trẻ em); xem thêm phần Thận trọng.")
+                child = candidates
             if not child:
                 fit.notes.append("Dược thư không ghi liều riêng cho trẻ em ở nhóm tuổi/cân nặng này.")
                 return fit
@@ -795,7 +800,7 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
                 # that the earlier one is only printed above ("Ho khan: ..." then "Ỉa chảy cấp: ...")
                 chosen = [r for r in chosen if own[id(r)] >= best or not _own_disease(r)]
     if p.question:
-        said = _said_words(p.question)
+        said = _said_with_book_names(p.question)
         labels = {id(r): [t for t in (r.indication, *r.headings) if t and _names_a_case(t)] for r in chosen}
         scores = {t: _naming_score(t, said) for t in _distinct(t for ts in labels.values() for t in ts)}
         # the most specific heading named first: "Nhiễm HSV lan tỏa" named in full also names "Nhiễm HSV"
@@ -838,7 +843,7 @@ def _opens_another_case(row: DoseRow, p: Patient) -> bool:
         return False
     if p.condition and max(indication_score(c, _label_row(row, head)) for c in condition_variants(p.condition)) >= 0.5:
         return False
-    return _naming_score(head, _said_words(p.question)) == 0.0
+    return _naming_score(head, _said_with_book_names(p.question)) == 0.0
 
 
 def _label_row(row: DoseRow, label: str) -> DoseRow:
@@ -894,7 +899,7 @@ def names_a_printed_case(rows: list[DoseRow], text: str) -> bool:
     """The words name in full an indication, a regimen or a severity the dose rows print as a heading
     ("viêm tai giữa cấp" of "Viêm tai giữa cấp: 75 - 100 mg/kg ..."): said after a dose answer, they choose among
     its rows."""
-    said = _said_words(text)
+    said = _said_with_book_names(text)
     if not said:
         return False
     labels = _distinct(t for r in rows for t in (r.indication, *r.headings) if t and _names_a_case(t))
@@ -903,6 +908,13 @@ def names_a_printed_case(rows: list[DoseRow], text: str) -> bool:
 
 def _said_words(text: str) -> list[str]:
     return [w.lower() for w in re.findall(r"\w+", text)]
+
+
+def _said_with_book_names(text: str) -> list[str]:
+    """The question's words, then those of each variant with a lay name replaced by the book's ("tiêu chảy cấp"
+    also says "ỉa chảy cấp"), each variant whole, so a heading printed by the book's name is named too."""
+    variants = condition_variants(text)
+    return _said_words(" . ".join([text, *variants[1:]])) if len(variants) > 1 else _said_words(text)
 
 
 def _names_indication(indication: str, said: list[str]) -> bool:
@@ -1284,6 +1296,19 @@ def _adults_from_childhood(row: DoseRow) -> bool:
         return False
     lo, _ = row.age.years()
     return lo is not None and 0 < lo < ADULT_YEARS
+
+
+# Routes whose dose acts where it is applied: a section that names no group for them gives one way for everyone
+LOCAL_ROUTES = frozenset({"boi", "nho_mat", "tra_mat", "dat_am_dao"})
+
+
+def _applied_alike(rows: list[DoseRow], candidates: list[DoseRow]) -> bool:
+    """No statement of the section names a group, an age or a weight, and every dose that fits is applied
+    locally: the book's way of applying it is not an adult's dose withheld from a child."""
+    doses = [r for r in candidates if r.kind in DOSE_KINDS]
+    return bool(doses) and all(r.route and set(r.route) & LOCAL_ROUTES for r in doses) and not any(
+        r.population is not None or r.age is not None or r.weight_kg is not None or _label_names(r, "tre_em")
+        for r in rows)
 
 
 def _for_children(row: DoseRow) -> bool:

@@ -28,11 +28,29 @@ from duocthu_desktop.qa.understanding.lexicon import (
 from duocthu_desktop.text import fold
 
 _WORD = re.compile(r"\w+")
-ITEM_SPLIT = re.compile(
-    r"[,;:()\[\]/]|(?<=[^\d\s])\s[-–]\s(?=[^\d\s])"
+_ITEM_SPLIT = re.compile(
+    r"[,;:()\[\]/]"
     r"|\s(?:hoặc|hoac|hay|và|va|như|nhu|kể cả|ke ca|bao gồm|bao gom|trừ khi|tru khi|do|vì|vi)\s",
     re.IGNORECASE,
 )
+_DASH = re.compile(r"(?<=[^\d\s])\s[-–]\s(?=[^\d\s])")
+
+
+def split_items(text: str) -> list[str]:
+    """The items of a printed list. A dash between words parts a compound ("loét dạ dày - tá tràng" is read as
+    its two organs too); a single word after it is the compound's last part, not an item ("blốc nhĩ - thất": its
+    "thất" alone is no condition)."""
+    items: list[str] = []
+    for part in _ITEM_SPLIT.split(text):
+        pieces = _DASH.split(part)
+        kept = [pieces[0]]
+        for piece in pieces[1:]:
+            if len(_WORD.findall(piece)) == 1:
+                kept[-1] = f"{kept[-1]} {piece}"
+            else:
+                kept.append(piece)
+        items += kept
+    return items
 _CAUSED = re.compile(r"(?:gây(?: ra)?|gay(?: ra)?|làm|lam|dẫn (?:tới|đến)|dan (?:toi|den))\s.*$")
 _NEGATION = frozenset({"không", "chưa", "khong", "chua"})
 # "(ngoại trừ sốc nhiễm khuẩn hoặc lao màng não)": conditions an item of the list leaves out
@@ -232,12 +250,12 @@ def bears_on(sentence: str, said: Said) -> bool:
         return False
     text = fold(sentence) if said.folded else sentence.lower()
     for m in reversed(list(_EXCEPT.finditer(text))):
-        if any(_item_said_whole(item, said) for item in ITEM_SPLIT.split(m.group(1) or m.group(2) or "")):
+        if any(_item_said_whole(item, said) for item in split_items(m.group(1) or m.group(2) or "")):
             # "nhiễm khuẩn nặng (ngoại trừ sốc nhiễm khuẩn ...)" for a patient in septic shock: the item the
             # exception belongs to is not this patient's, nor the exception itself
             start = max(text.rfind(p, 0, m.start()) for p in ",;.:\n")
             text = text[: start + 1] + " . " + text[m.end():]
-    return any(_item_matches(item, said) for item in ITEM_SPLIT.split(text))
+    return any(_item_matches(item, said) for item in split_items(text))
 
 
 _LEAVE = re.compile(r"(?<!\w)(?:tuy nhiên|tuy nhien)[^.;()]*")
@@ -255,9 +273,9 @@ def said_beyond(sentence: str, said: Said, indications: str) -> bool:
     printed = fold(indications) if said.folded else indications.lower()
     printed = _NEGATED_SPAN.sub(" zzz ", printed)
     general = _general(said.folded)
-    items = [" " + " ".join(w for w in _WORD.findall(i) if w not in general) + " " for i in ITEM_SPLIT.split(printed)]
+    items = [" " + " ".join(w for w in _WORD.findall(i) if w not in general) + " " for i in split_items(printed)]
     content = said.content()
-    for item in ITEM_SPLIT.split(text):
+    for item in split_items(text):
         core = [w for w in _WORD.findall(_CAUSED.sub(" ", item)) if w not in general]
         for start, _k, _at, length in _said_runs(core, said, content, negation_ends=True):
             run = core[start : start + length]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from duocthu_desktop.artifacts import Chunk
 from duocthu_desktop.qa.answers import warning_rules as rules
 from duocthu_desktop.qa.answers.cited_answer import CitedAnswer, join_messages, renumbered, section_heading
-from duocthu_desktop.qa.answers.comorbidities import ITEM_SPLIT, Said, bears_on
+from duocthu_desktop.qa.answers.comorbidities import Said, bears_on, split_items
 from duocthu_desktop.qa.answers.engine_types import EngineAnswer
 from duocthu_desktop.qa.answers.sentences import split_sentences
 from duocthu_desktop.qa.understanding.frame import QueryFrame
@@ -197,7 +197,7 @@ def _graver_than_said(warning: Warning, frame: QueryFrame) -> bool:
     said = Said.of(frame.question, list(frame.drug_mentions.values()))
     topic_words = [p for t in warning.topics if (p := _TOPIC_WORDS.get(t)) is not None]
     items: list[str] = []
-    for item in (i for i in ITEM_SPLIT.split(warning.text) if i and i.strip()):
+    for item in (i for i in split_items(warning.text) if i and i.strip()):
         if items and not _SEVERITY.sub("", item.lower()).strip(" .;,"):
             items[-1] += " " + item  # "vừa và nặng": the severities of one item
         else:

@@ -211,8 +211,8 @@ def _answer_kinds(question: str) -> tuple[str, list[str]]:
 
 
 # "... bao nhiêu và ... bao lâu?": two questions in one, joined where each side asks its own
-_ASKING = re.compile(r"(?<![^\W_])(?:bao nhieu|bao lau|the nao|ra sao|nao|gi|dau)(?![^\W_])")
-_JOIN = re.compile(r"\s*(?:,\s*)?(?<![^\W_])(?:va|con|dong thoi)(?![^\W_])\s*")
+_ASKING = re.compile(r"(?<![^\W_])(?:bao nhieu|bao lau|the nao|ra sao|nao|gi|dau|duoc khong)(?![^\W_])")
+_JOIN = re.compile(r"\s*(?:,\s*)?(?<![^\W_])(?:va|con|dong thoi)(?![^\W_])\s*|\s*[,;]\s*")
 
 
 def question_parts(question: str) -> list[str]:
@@ -232,8 +232,12 @@ def question_parts(question: str) -> list[str]:
 
 
 # The person's words for what the book says otherwise ("để ngoài tủ lạnh" is kept "ở nhiệt độ phòng").
+# "ngưng" and "ngừng" are one verb, stop: the book prints "ngừng thuốc".
 _SAID_OTHERWISE = ((re.compile(r"(?<!\w)ngoài tủ lạnh(?!\w)", re.IGNORECASE), "ở nhiệt độ phòng"),
-                   (re.compile(r"(?<![^\W_])ngoai tu lanh(?![^\W_])", re.IGNORECASE), "o nhiet do phong"))
+                   (re.compile(r"(?<![^\W_])ngoai tu lanh(?![^\W_])", re.IGNORECASE), "o nhiet do phong"),
+                   (re.compile(r"(?<!\w)(?:ngưng|ngừng|dừng|bỏ)(?: thuốc)? (?:luôn|ngay)(?!\w)", re.IGNORECASE),
+                    "ngừng thuốc đột ngột"),
+                   (re.compile(r"(?<!\w)ngưng(?!\w)", re.IGNORECASE), "ngừng"))
 
 
 def question_terms(question: str, drop_names: Iterable[str] = ()) -> list[Term]:
@@ -519,7 +523,7 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
     """The cited sentences of one drug that answer the question, or why none does."""
     drug_id = monograph.drug_id if monograph is not None else (chunks[0].drug_id if chunks else "")
     drug = _drug_name(monograph, drug_id)
-    sentences = drug_sentences(chunks)
+    sentences = _for_this_patient(drug_sentences(chunks), frame, ask)
     names = _names(monograph, frame)
     frame = frame.model_copy(update={"question": _members_as_printed(frame.question, sentences)})
     if ask.kind == "route" and frame.route:
@@ -590,6 +594,18 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
         # "Những thuốc nào ...?": the sentence that prints the list is read first (every sentence still shown)
         chosen = sorted(chosen, key=lambda s: not _prints_list(s.text))
     return _cited(chosen, drug)
+
+
+# Sections that speak of one group of patients: a question that is not about that group is not answered there
+GROUP_SECTIONS = frozenset({"thoi_ky_mang_thai", "thoi_ky_cho_con_bu"})
+
+
+def _for_this_patient(sentences: list[Sentence], frame, ask: SentenceAsk) -> list[Sentence]:
+    """The drug's sentences, those of the pregnancy and breastfeeding sections only when the question is about a
+    pregnant or breastfeeding woman or names that section ("ngừng thuốc" for anyone is not the pregnancy's)."""
+    if ask.section in GROUP_SECTIONS or getattr(frame, "pregnant", False) or getattr(frame, "breastfeeding", False):
+        return sentences
+    return [s for s in sentences if s.section_key not in GROUP_SECTIONS]
 
 
 def _printing_the_topic(question: str, sentences: list[Sentence]) -> list[Sentence]:

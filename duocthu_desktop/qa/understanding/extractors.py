@@ -58,6 +58,8 @@ _AGE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"(?!\s*tuoi(?! thai))"), "gestation"),
     (re.compile(r"(?<![\d/,.])" + _NUM + r"\s*tuan tuoi thai"), "gestation"),
     (re.compile(r"(?<![\d/,.])" + _NUM + r"\s*tuoi"), "years"),
+    # "bn nữ 30t", "bé 5t": the clinician's shorthand for tuổi (a lone "t" after the number, nothing after it)
+    (re.compile(r"(?<![\d/,.\w])" + _NUM + r" ?t(?![\w/])"), "years"),
     (re.compile(r"(?<![\d/,.])" + _NUM + r"\s*thang tuoi"), "months"),
     (re.compile(_CHILD_WORD + r"\s+(?:duoc\s+|moi\s+|khoang\s+)?" + _NUM + r"\s*thang(?!\s*tuoi)"), "months"),
     (re.compile(r"(?<![\d/,.])" + _NUM + r"\s*tuan tuoi"), "weeks"),
@@ -235,11 +237,16 @@ _CONDITION_STOPS = re.compile(
 _CONDITION_PREFIX = re.compile(r"^(?:bệnh|chứng|benh|chung|cơn|con)\s+(?=\S)")
 
 
+# "liều giảm đau", "thuốc hạ sốt", "chống nôn": the symptom a dose is for, said by what the dose does to it
+_RELIEVED = re.compile(r"(?<![a-z])(?:giam|ha|chong|cat)\s+(dau|ho|sot|ngua|buon non|non|co giat|co that)(?![a-z])")
+
+
 def extract_condition(text: Text) -> str | None:
     """The condition or symptom named after a trigger word, in the person's words ('tăng huyết áp')."""
     hit = first_of(text, CONDITION_TRIGGERS)
     if hit is None:
-        return None
+        relieved = _RELIEVED.search(text.folded)
+        return text.norm[relieved.start(1) : relieved.end(1)] if relieved else None
     phrase, m = hit
     rest = text.norm[m.end() :].strip()
     stop = _CONDITION_STOPS.search(" " + rest)

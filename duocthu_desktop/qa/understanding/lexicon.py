@@ -808,5 +808,7 @@ GIVING_PHRASES: tuple[str, ...] = (
     "cà phê", "trà", "nước ép", "bưởi", "nghiền", "bẻ", "nhai", "ngậm", "hòa tan", "pha", "tủ lạnh", "đông lạnh",
     "đóng băng", "nhiệt độ", "ánh sáng", "giữ", "bao lâu", "đã mở", "quên", "sót", "tiêm", "truyền", "chích",
 )
+# Stopping the drug ("cho ngưng luôn được không?"): how to stop is a sentence of the book, not the contraindications.
+STOPPING_PHRASES: tuple[str, ...] = ("ngưng", "ngừng", "dừng", "bỏ thuốc", "cắt thuốc", "thôi dùng", "thôi uống")
 # A dose forgotten or missed: what to do then is a sentence of the book, not a dose row.
 MISSED_DOSE_PHRASES: tuple[str, ...] = ("quên", "bỏ sót", "sót liều", "bỏ lỡ", "lỡ quên", "quên uống", "bỏ quên")

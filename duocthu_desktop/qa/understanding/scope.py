@@ -80,9 +80,19 @@ def is_non_medical(text: Text) -> bool:
     return False
 
 
+# "giá nexium 40mg bao nhiêu 1 hộp": the price word and its question apart (typed with its diacritics: folded,
+# "gia" is also "già", old), no dose between them ("huyết thanh đa giá liều đầu bao nhiêu lọ" is polyvalent);
+# "bao nhiêu một hộp": how much a pack costs
+_PRICE_ASKED = re.compile(r"(?<!đa )(?<!\w)giá(?!\w)(?! trị)(?:\s+(?!liều)\S+){0,5}?\s+(?:bao nhiêu|mấy)(?!\w)")
+_PACK_PRICE = re.compile(r"(?<!\w)bao nhieu(?: tien)? (?:1|mot) (?:hop|vi)(?!\w)")
+# typed without diacritics, "gia bao nhieu" is as much "(người) già bao nhiêu" as a price
+_AMBIGUOUS_FOLDED = frozenset({"giá bao nhiêu"})
+
+
 def asks_price_or_purchase(text: Text) -> bool:
     """A price or where to buy: nothing the formulary holds, whichever drug is named."""
-    return any_of(text, COMMERCE_PHRASES)
+    phrases = [p for p in COMMERCE_PHRASES if text.accented or p not in _AMBIGUOUS_FOLDED]
+    return any_of(text, phrases) or bool(_PRICE_ASKED.search(text.norm) or _PACK_PRICE.search(text.folded))
 
 
 def is_smalltalk(text: Text) -> bool:

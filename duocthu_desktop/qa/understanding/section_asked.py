@@ -27,6 +27,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     QUESTION_CUES,
     ROUTE_PHRASES,
     SECTION_PHRASES,
+    STOPPING_PHRASES,
     WHOLE_SECTION_PHRASES,
     expand_abbreviations,
 )
@@ -69,6 +70,9 @@ def route_section(text: Text) -> SectionAsk:
         return SectionAsk(_TIER_KEYS[hit], hit, whole)
     pop = first_of(text, [p for p, _ in _POPULATION_SECTIONS])
     if pop is not None:
+        if asks_amount(text):
+            # "thai phụ ... tiêm TM bao nhiêu?": an amount for this group is the dose (its warnings come first)
+            return SectionAsk(DOSING, pop[0], whole)
         return SectionAsk(dict(_POPULATION_SECTIONS)[pop[0]], pop[0], whole)
     can = first_of(text, _CAN_USE)
     if can is not None:
@@ -125,7 +129,7 @@ ASKING_WORDS = frozenset(
     nguoi benh thuoc lieu xu tri qua tac mong muon chong chi dinh than trong thoi ky mang thai
     con bu quan tuong tac on dinh huong dan cach ra sao nao hay hoi toi muon biet xin vui long
     phu nu dang phai nen can vay ve theo sau truoc tu den hoac cung tren duoi lam gay ma adr duong
-    neu minh em anh chi ban oi a nhe roi sao su nhan ke ca
+    neu minh em anh chi ban oi a nhe roi sao su nhan ke ca luon bn
     """.split()
 )
 _WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
@@ -266,7 +270,8 @@ def sentence_ask(frame) -> SentenceAsk | None:
     if key == CONTRAINDICATIONS:
         # "có tiêm bắp được không?": a can-I question, not the contraindications, unless it names them
         # (a section no phrase chose was the contraindications by default, for a patient's condition: none here)
-        if any_of(text, _CONTRA_PHRASES) or not (only_route or frame.route or any_of(text, GIVING_PHRASES)):
+        if any_of(text, _CONTRA_PHRASES) or not (only_route or frame.route or any_of(text, GIVING_PHRASES)
+                                                 or any_of(text, STOPPING_PHRASES)):
             return None  # "có dùng aspirin giảm đau được không?" is whether it may be used: the contraindications
         return SentenceAsk("route" if only_route else "focused")
     if key in WEIGHED_SECTIONS:
