@@ -55,3 +55,17 @@ def test_a_library_shipped_beside_qt_counts_as_present(monkeypatch, tmp_path):
     monkeypatch.setattr(qt_libs, "_bundled_dirs", lambda: [tmp_path])
     assert qt_libs._loadable("libxcb-icccm.so.4")
     assert not qt_libs._loadable("libxcb-no-such-thing.so.9")
+
+
+def test_the_window_process_hands_the_interpreter_lock_over_within_a_fifth_of_a_millisecond(monkeypatch):
+    """A repaint while a turn runs calls into Python once per widget drawn in Python: each call waits for the
+    turn's thread to let the lock go (bench/app_bench.py, full size)."""
+    import sys
+
+    monkeypatch.setattr(app_main.os, "environ", dict(app_main.os.environ))  # QT_NO_GUI_THREADPOOL stays here
+    before = sys.getswitchinterval()
+    try:
+        app_main.tune_process()
+        assert abs(sys.getswitchinterval() - app_main.SWITCH_INTERVAL_S) < 1e-9 and app_main.SWITCH_INTERVAL_S <= 0.0002
+    finally:
+        sys.setswitchinterval(before)

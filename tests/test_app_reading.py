@@ -195,3 +195,24 @@ def test_a_section_jump_lands_on_its_heading_not_the_page_top(
     page_top = view.page_rect(physical - 1).y()
     assert 0 <= heading_y <= view.viewport().height() * 0.2  # the heading near the top of the view
     assert page_top < -20 or found[1] < 60  # scrolled past the page's top, unless the heading is at its top
+
+
+def test_the_viewer_lays_its_pages_out_from_the_sizes_read_where_the_pdf_was_loaded(qtbot, sample_pdf):
+    from duocthu_desktop.app.source_viewer import SourceViewer
+
+    viewer = SourceViewer()
+    qtbot.addWidget(viewer)
+    viewer.resize(500, 700)
+    viewer.show()
+    document = SourceViewer.load_document(sample_pdf)  # on the PDF lane's worker in the window
+    assert len(document.page_points) == document.pageCount() > 0
+    asked: list[int] = []
+    real = document.pagePointSize
+    document.pagePointSize = lambda page: (asked.append(page), real(page))[1]
+    assert viewer.open_pdf(document)
+    viewer.zoom(1.2)  # a new zoom lays every page out again
+    viewer.go_to_page(30, 200.0)
+    rect = viewer.view.page_rect(29)
+    size = real(29) * viewer.view.scale()
+    assert (rect.width(), rect.height()) == (round(size.width()), round(size.height()))
+    assert asked == []  # no page's size read again on the UI thread (1,700 of them at full size, at each zoom)

@@ -27,7 +27,7 @@ NO_DISPLAY = ("duocthu: không có màn hình (DISPLAY/WAYLAND_DISPLAY trống) 
               "trả lời câu hỏi sau trong cửa sổ dòng lệnh:")
 SCREEN_PLATFORMS = {"offscreen", "minimal", "vnc", "eglfs", "linuxfb", "wayland", "xcb"}
 SCREENSHOT_TIMEOUT_MS = 180_000
-SWITCH_INTERVAL_S = 0.001
+SWITCH_INTERVAL_S = 0.0002
 WINDOW_FAILED = 3  # the window cannot open on this machine (a system library Qt needs is missing)
 
 log = logging.getLogger("duocthu_desktop.app")
@@ -130,8 +130,10 @@ def _quit_on_interrupt(app) -> None:
 
 def tune_process() -> None:
     """Before the QApplication exists: what keeps the window answering while the core works (bench/app_bench.py).
-    A worker running the core in Python hands the interpreter lock to the UI thread within 1 ms, not Python's
-    5 ms, each time a Qt callback needs it; and Qt paints on the UI thread alone, since spreading a fill over its
+    A worker running the core in Python hands the interpreter lock to the UI thread within 0.2 ms, not Python's
+    5 ms, each time a Qt callback needs it: a repaint of the chat while a turn runs calls into Python once per
+    widget drawn in Python (panels, chips), and at 1 ms a call it waited 30-50 ms for the lock at full size
+    (0.2 ms: the turn's block 42 -> 28 ms, turns no slower); and Qt paints on the UI thread alone, since spreading a fill over its
     own thread pool means waiting for those threads whenever the cores are busy."""
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     os.environ.setdefault("QT_NO_GUI_THREADPOOL", "1")

@@ -29,6 +29,7 @@ class HighlightPdfView(QPdfView):
         self._layout_key: tuple = ()
         self._tops: list[float] = []  # each page's top in document coordinates
         self._sizes: list[QSizeF] = []
+        self._width = 0.0
 
     # ---- geometry ---------------------------------------------------------------------------------------
 
@@ -36,9 +37,16 @@ class HighlightPdfView(QPdfView):
         screen = QGuiApplication.primaryScreen()
         return (screen.logicalDotsPerInch() if screen is not None else 96.0) / 72.0
 
-    def _page_size(self, page: int) -> QSizeF:
-        size = self.document().pagePointSize(page) * self._resolution() * self.zoomFactor()
-        return QSizeF(size.toSize())
+    @staticmethod
+    def page_points(doc: QPdfDocument) -> list[tuple[float, float]]:
+        """Every page's size in points, read once per document: by the worker that loaded it
+        (SourceViewer.load_document), else here the first time. QtPdf takes its lock and Python's for each page,
+        about 0.1 ms a page: 200 ms of the UI thread for a book the real size at each zoom, before."""
+        points = getattr(doc, "page_points", None)
+        if points is None or len(points) != doc.pageCount():
+            points = [(size.width(), size.height()) for size in map(doc.pagePointSize, range(doc.pageCount()))]
+            doc.page_points = points
+        return points
 
     def scale(self) -> float:
         """Viewport pixels per PDF point."""
@@ -51,14 +59,18 @@ class HighlightPdfView(QPdfView):
         key = (id(doc), doc.pageCount(), self.zoomFactor(), self._resolution(), self.pageSpacing(),
                margins.top(), margins.left(), margins.right())
         if key != self._layout_key:
-            self._sizes = [self._page_size(p) for p in range(doc.pageCount())]
+            resolution, zoom, spacing = self._resolution(), self.zoomFactor(), self.pageSpacing()
+            # each side rounded to the nearest pixel as QSizeF.toSize does, as QPdfView's own layout does
+            self._sizes = [QSizeF(int(w * resolution * zoom + 0.5), int(h * resolution * zoom + 0.5))
+                           for w, h in self.page_points(doc)]
             self._tops, y = [], float(margins.top())
             for size in self._sizes:
                 self._tops.append(y)
-                y += size.height() + self.pageSpacing()
+                y += size.height() + spacing
+            # the widest page once per layout, not at each band drawn (1,700 pages at full size)
+            self._width = max((s.width() for s in self._sizes), default=0) + margins.left() + margins.right()
             self._layout_key = key
-        width = max((s.width() for s in self._sizes), default=0) + margins.left() + margins.right()
-        return self._tops, self._sizes, width
+        return self._tops, self._sizes, self._width
 
     def page_rect(self, page: int) -> QRectF:
         """Where 0-based `page` is drawn, in viewport coordinates."""

@@ -141,10 +141,13 @@ class SourceViewer(QWidget):
         document = QPdfDocument()
         if document.load(str(path)) != QPdfDocument.Error.None_:
             return None
-        for page in range(document.pageCount()):  # read once here: the view lays out every page by its size,
-            document.pagePointSize(page)  # ~1 ms a page the first time (64 ms for the 56-page sample)
+        points = []  # read once here: the view lays out every page by its size (HighlightPdfView.page_points),
+        for page in range(document.pageCount()):  # ~1 ms a page the first time (64 ms for the 56-page sample)
+            size = document.pagePointSize(page)
+            points.append((size.width(), size.height()))
             if page % YIELD_EVERY == YIELD_EVERY - 1:
                 time.sleep(YIELD_SECONDS)  # let the UI thread have Python's lock (1.5 s for 1,900 pages without)
+        document.page_points = points  # kept with the document: the view's layout reads no page size again
         document.moveToThread(QCoreApplication.instance().thread())
         return document
 
@@ -287,7 +290,7 @@ class SourceViewer(QWidget):
         self._fit_width = True
         if self.document.pageCount() == 0:
             return
-        widest = max(self.document.pagePointSize(p).width() for p in range(min(self.document.pageCount(), 8)))
+        widest = max(width for width, _ in HighlightPdfView.page_points(self.document)[:8])
         margins = self.view.documentMargins()
         room = self.view.viewport().width() - margins.left() - margins.right() - 2
         if widest > 0 and room > 50:
