@@ -31,6 +31,7 @@ from duocthu_desktop.dosage.words import (
     ROUTE_FAMILY,
     ROUTE_NAMES,
     age_in,
+    child_pugh_grades,
     kind_asked,
     names_dialysis,
     renal_in,
@@ -682,18 +683,18 @@ def _same_by_route(rows: list[DoseRow], route: str) -> list[DoseRow]:
             if len(r.route) >= 2 and route_matches(route, r.route) and _SAME_BY_ROUTE.search(r.text.lower())]
 
 
-# A liver impairment's grade, as the book prints it and as a person says it (folded): Child-Pugh A/B/C, a
-# decompensated cirrhosis is severe.
+# A liver impairment's grade, as the book prints it and as a person says it (folded): its severity word, or its
+# Child-Pugh class (words.child_pugh_grades).
 _LIVER_GRADES = (
-    ("mild", re.compile(r"\bnhe\b|child[\s-]*pugh\s*a\b|child\s*a\b")),
-    ("moderate", re.compile(r"\bvua\b|\btrung binh\b|child[\s-]*pugh\s*b\b|child\s*b\b")),
-    ("severe", re.compile(r"\bnang\b|child[\s-]*pugh\s*c\b|child\s*c\b|\bmat bu\b")),
+    ("mild", re.compile(r"\bnhe\b")),
+    ("moderate", re.compile(r"\bvua\b|\btrung binh\b")),
+    ("severe", re.compile(r"\bnang\b")),
 )
 
 
 def _liver_grades(text: str) -> set[str]:
     folded = _WEIGHT_WORDS.sub(" ", fold(text))
-    return {grade for grade, pattern in _LIVER_GRADES if pattern.search(folded)}
+    return {grade for grade, pattern in _LIVER_GRADES if pattern.search(folded)} | child_pugh_grades(folded)
 
 
 def _by_liver_grade(hepatic: list[DoseRow], p: Patient) -> list[DoseRow]:

@@ -419,3 +419,18 @@ def monograph_route(identity: str) -> list[str]:
     words = m.group(1).lower()
     found = [key for pattern, key in _INN_FORM_ROUTES if pattern.search(words)]
     return found if len(found) == 1 else []
+
+
+# A liver impairment's grade by its Child-Pugh class (folded text): A, B, C are mild, moderate, severe; a
+# decompensated cirrhosis ("xơ gan mất bù") is severe. Read from the book's rows and from the person's words.
+_CHILD_PUGH = re.compile(r"(?<![a-z])child(?:[\s-]*pugh)?\s*(?:loai\s*|do\s*|nhom\s*)?([abc])(?![a-z])")
+_DECOMPENSATED = re.compile(r"(?<![a-z])mat bu(?![a-z])")
+CHILD_PUGH_GRADES = {"a": "mild", "b": "moderate", "c": "severe"}
+GRADE_WORDS = {"mild": "nhẹ", "moderate": "vừa", "severe": "nặng"}
+
+
+def child_pugh_grades(text: str) -> set[str]:
+    """The liver grades a text names by its Child-Pugh class or as a decompensated cirrhosis."""
+    folded = fold(text)
+    grades = {CHILD_PUGH_GRADES[m.group(1)] for m in _CHILD_PUGH.finditer(folded)}
+    return grades | ({"severe"} if _DECOMPENSATED.search(folded) else set())

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from duocthu_desktop.artifacts import Chunk
+from duocthu_desktop.dosage.words import GRADE_WORDS, child_pugh_grades
 from duocthu_desktop.qa.answers import warning_rules as rules
 from duocthu_desktop.qa.answers.cited_answer import CitedAnswer, join_messages, renumbered, section_heading
 from duocthu_desktop.qa.answers.comorbidities import Said, bears_on, split_items
@@ -210,15 +211,10 @@ def _graver_than_said(warning: Warning, frame: QueryFrame) -> bool:
 _WEIGHT_SAID = re.compile(r"(?<!\w)(?:nặng|nang|cân nặng|can nang)\s*\d+(?:[,.]\d+)?\s*(?:kg|kí|ký|ki|cân)?(?!\w)")
 
 
-# the severities a grade names: Child-Pugh A, B, C are a mild, moderate and severe liver impairment; a
-# decompensated cirrhosis ("xơ gan mất bù") is a severe one
-_GRADES = tuple((re.compile(r"child[\s-]*pugh\s*(?:loại\s*|độ\s*|nhóm\s*)?" + grade + r"(?!\w)" + also), severity)
-                for grade, severity, also in (("a", "nhẹ", ""), ("b", "vừa", ""), ("c", "nặng", r"|mất bù|mat bu(?!\w)")))
-
-
 def _severity_unsaid(text: str, question: str) -> bool:
     said = _WEIGHT_SAID.sub(" ", question.lower())
-    said += "".join(f" {severity}" for grade, severity in _GRADES if grade.search(said))
+    # the severity a liver grade names ("Child-Pugh B" is a moderate impairment)
+    said += "".join(f" {GRADE_WORDS[grade]}" for grade in sorted(child_pugh_grades(said)))
     # "vừa và nặng": the patient is in it when either is said
     named = [m.group(0) for m in _SEVERITY.finditer(text.lower())]
     return bool(named) and all(w not in said and fold(w) not in fold(said) for w in named)

@@ -237,7 +237,8 @@ _CONDITION_STOPS = re.compile(
 _CONDITION_PREFIX = re.compile(r"^(?:bệnh|chứng|benh|chung|cơn|con)\s+(?=\S)")
 
 
-# "liều giảm đau", "thuốc hạ sốt", "chống nôn": the symptom a dose is for, said by what the dose does to it
+# "liều giảm đau", "thuốc hạ sốt", "chống nôn": the symptom a dose is for, said by what the dose does to it (the
+# phrase whole, as the book's Chỉ định prints it: "giảm đau")
 _RELIEVED = re.compile(r"(?<![a-z])(?:giam|ha|chong|cat)\s+(dau|ho|sot|ngua|buon non|non|co giat|co that)(?![a-z])")
 
 
@@ -246,7 +247,7 @@ def extract_condition(text: Text) -> str | None:
     hit = first_of(text, CONDITION_TRIGGERS)
     if hit is None:
         relieved = _RELIEVED.search(text.folded)
-        return text.norm[relieved.start(1) : relieved.end(1)] if relieved else None
+        return text.norm[relieved.start() : relieved.end()] if relieved else None
     phrase, m = hit
     rest = text.norm[m.end() :].strip()
     stop = _CONDITION_STOPS.search(" " + rest)
