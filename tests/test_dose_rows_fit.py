@@ -10,6 +10,7 @@ from duocthu_desktop.dosage.parser import read_fields, read_section
 from duocthu_desktop.dosage.rows import AgeBound, DoseRow, RenalBand, WeightBound
 from duocthu_desktop.dosage.titles import title
 from duocthu_desktop.dosage.words import populations_in, renal_in, weight_in
+from duocthu_desktop.qa.understanding.frame import QueryFrame
 from tests.test_dosing_parser import chunk, read, row
 
 NEONATES = (
@@ -561,7 +562,6 @@ def test_a_clearance_per_body_surface_is_not_read_as_clean() -> None:
 
 def test_a_woman_pregnant_by_her_weeks_is_dosed_as_the_pregnant_group() -> None:
     """"thai 34 tuần" makes the frame pregnant with no group word: the pregnant group's dose, not a general one."""
-    from duocthu_desktop.qa.understanding.frame import QueryFrame
 
     rows = read("Cơn Z: Tiêm tĩnh mạch 10 - 20 mg trong thời gian trên 20 phút.\n"
                 "Cơn Z ở phụ nữ mang thai: Tiêm tĩnh mạch 5 - 10 mg trong thời gian trên 20 phút.")
@@ -703,3 +703,14 @@ def test_an_unlabelled_systemic_dose_or_a_section_naming_adults_is_not_given_to_
     named = [_row("Người lớn: bôi 2 lần một ngày.", route=["boi"], population="nguoi_lon"),
              _row("Bôi 1 lần một ngày khi đỡ.", route=["boi"])]
     assert choose(named, Patient(population="tre_em", route="boi", question="bôi cho bé ngày mấy lần")).rows == []
+
+
+def test_an_indication_named_by_its_abbreviation_narrows_to_its_heading() -> None:
+    rows = [_row("Nhiễm Helicobacter pylori: Người lớn: 1 g ngày uống 2 lần.", indication="Nhiễm Helicobacter pylori",
+                 population="nguoi_lon", route=["uong"], headings=["Nhiễm Helicobacter pylori"]),
+            _row("Viêm tai giữa: Người lớn: 500 mg cách 8 giờ.", indication="Viêm tai giữa",
+                 population="nguoi_lon", route=["uong"], headings=["Viêm tai giữa"])]
+    from duocthu_desktop.qa.understanding.frame import QueryFrame
+    frame = QueryFrame(question="phác đồ diệt HP, người lớn uống liều bao nhiêu", population="nguoi_lon")
+    fit = choose(rows, Patient.from_frame(frame))
+    assert _texts(fit.rows) == ["Nhiễm Helicobacter pylori: Người lớn: 1 g ngày uống 2 lần."]

@@ -522,3 +522,19 @@ def test_two_questions_joined_by_a_comma_each_get_their_sentence() -> None:
 def test_stopping_right_away_is_the_books_stopping_abruptly() -> None:
     terms = {t.folded for t in sentence_answer.question_terms("cho ngưng luôn được không?")}
     assert {"ngung", "dot", "ngot"} <= terms
+
+
+def test_a_missed_dose_answer_goes_on_with_the_paragraphs_next_dose_sentence() -> None:
+    text = ("Cần uống thuốc đúng giờ. Nếu quên thì phải uống ngay khi nhớ. Nếu gần đến liều sau thì bỏ qua liều "
+            "bị quên. Không tự ý uống gấp đôi liều.\n\nBảo quản nơi khô.")
+    chunks = [Chunk(chunk_id="x__lieu_luong_cach_dung__0", drug_id="x", section_key="lieu_luong_cach_dung",
+                    part_index=0, text=text, printed_pages=[1], physical_pages=[1])]
+    frame = QueryFrame(question="quên uống x 1 liều thì làm sao", drug_ids=["x"], drug_mentions={"x": "x"},
+                       turn_type="dosing", section_key="lieu_luong_cach_dung")
+    answer = sentence_answer.answer(SentenceAsk("focused", "lieu_luong_cach_dung"), frame, chunks, None)
+    shown = [c.text for b in answer.blocks for c in b.claims]
+    assert shown[-1] == "Không tự ý uống gấp đôi liều." and "Bảo quản nơi khô." not in shown
+
+
+def test_a_clinicians_abbreviation_is_read_as_the_words_the_book_prints() -> None:
+    assert {"tinh", "mach"} <= {t.folded for t in sentence_answer.question_terms("tiêm TM tốc độ tối đa?")}

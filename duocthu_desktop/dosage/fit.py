@@ -39,7 +39,11 @@ from duocthu_desktop.dosage.words import (
     weight_in,
 )
 from duocthu_desktop.qa.understanding.extractors import routes_ruled_out
-from duocthu_desktop.qa.understanding.lexicon import INSTRUCTION_TOPICS, condition_variants
+from duocthu_desktop.qa.understanding.lexicon import (
+    INSTRUCTION_TOPICS,
+    condition_variants,
+    expand_abbreviations,
+)
 from duocthu_desktop.qa.understanding.section_asked import without_names
 from duocthu_desktop.qa.understanding.textmatch import Text, find, words_agree
 from duocthu_desktop.text import fold
@@ -93,7 +97,8 @@ class Patient:
             hepatic_impairment=bool(getattr(frame, "hepatic_impairment", False)),
             dialysis=names_dialysis(frame.question),
             condition=frame.condition,
-            question=without_names(frame.question, list(frame.drug_mentions.values())),
+            # "phác đồ diệt HP", "bn THA": the clinician's abbreviations written out, as the headings print them
+            question=expand_abbreviations(without_names(frame.question, list(frame.drug_mentions.values()))),
             kind=kind_asked(frame.question),
             ruled_out=tuple(routes_ruled_out(Text.of(frame.question))),
         )

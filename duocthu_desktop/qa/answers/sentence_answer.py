@@ -244,7 +244,7 @@ def question_terms(question: str, drop_names: Iterable[str] = ()) -> list[Term]:
     """The question's content words in order: no asking words, section words or the drug's own names."""
     dropped = {fold(w) for name in drop_names for w in _WORD.findall(name)}
     terms: list[Term] = []
-    question = unicodedata.normalize("NFC", question)
+    question = expand_abbreviations(unicodedata.normalize("NFC", question))  # "tiêm TM": "tiêm tĩnh mạch"
     for pattern, book in _SAID_OTHERWISE:
         question = pattern.sub(book, question)
     question, _ = _answer_kinds(question)
@@ -784,6 +784,13 @@ def _missed_dose(sentences: list[Sentence]) -> list[Sentence]:
     """"Quên một liều thì sao?": the sentences that speak of a missed dose ("liều quên", "bỏ sót"), the dosage
     section's in the book's order; [] when it prints none (the words then decide)."""
     own = [s for s in sentences if s.section_key == DOSAGE_KEY and any_of(Text.of(s.text), MISSED_DOSE_PHRASES)]
+    if own and own[-1] in sentences[:-1]:
+        # "... uống liều tiếp vào giờ đã định. Không tự ý uống gấp đôi liều ...": the paragraph goes on with the
+        # rest of what to do about the missed dose
+        nxt = sentences[sentences.index(own[-1]) + 1]
+        gap = own[-1].chunk.text[own[-1].end : nxt.start]
+        if nxt.chunk is own[-1].chunk and "\n\n" not in gap and re.search(r"(?<!\w)liều(?!\w)", nxt.text.lower()):
+            own.append(nxt)
     return own[: MAX_SENTENCES + 1]
 
 

@@ -34,6 +34,7 @@ ABBREVIATIONS_CASED: tuple[tuple[str, str], ...] = (
     ("TTM", "truyền tĩnh mạch"),
     ("TDP", "tác dụng phụ"),
     ("TTT", "tương tác thuốc"),
+    ("HP", "Helicobacter pylori"),
 )
 # Any case: no Vietnamese word is spelled like these.
 ABBREVIATIONS_ANY_CASE: tuple[tuple[str, str], ...] = (
