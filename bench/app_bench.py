@@ -25,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 QUESTIONS = [
     "Liều paracetamol cho bé 5 tuổi nặng 18 kg, đường uống?",
@@ -75,6 +76,22 @@ def workers_rss_mb() -> float:
     return sum(rss_mb(pid) for pid in children)
 
 
+def _scratch_settings(settings):
+    """The index the app would open, with the bench's conversations and traces in a scratch folder: its ten
+    questions a run are not the clinician's and never join the past conversations."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from duocthu_desktop.in_use import index_in_use
+
+    in_use = index_in_use(settings).value
+    scratch = tempfile.mkdtemp(prefix="duocthu-app-bench-")
+    atexit.register(shutil.rmtree, scratch, True)
+    settings = settings.with_value("data_dir", Path(scratch), "flag")
+    return settings.with_value("index_dir", Path(in_use), "flag") if in_use and settings.index_dir is None else settings
+
+
 def child() -> int:
     """One run: prints one JSON line of figures."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -88,7 +105,7 @@ def child() -> int:
 
     tune_process()  # as `duocthu` does before its QApplication
     app = QApplication([])
-    window = MainWindow(Settings.load())
+    window = MainWindow(_scratch_settings(Settings.load()))
     state = {"last": time.perf_counter(), "last_cpu": time.thread_time(), "phase": "launch",
              "gaps": {"turn": 0.0, "warm": 0.0, "shown": 0.0}, "cpu": {"turn": 0.0, "warm": 0.0, "shown": 0.0},
              "i": 0, "turns": [], "decisions": [], "errors": []}
