@@ -714,3 +714,12 @@ def test_an_indication_named_by_its_abbreviation_narrows_to_its_heading() -> Non
     frame = QueryFrame(question="phác đồ diệt HP, người lớn uống liều bao nhiêu", population="nguoi_lon")
     fit = choose(rows, Patient.from_frame(frame))
     assert _texts(fit.rows) == ["Nhiễm Helicobacter pylori: Người lớn: 1 g ngày uống 2 lần."]
+
+
+def test_a_purpose_printed_only_in_a_ceiling_does_not_hide_the_doses() -> None:
+    rows = [_row("Trẻ em 6 - 12 tuổi: uống 250 mg cách 6 giờ.", population="tre_em", route=["uong"]),
+            _row("Không nên cho trẻ em quá 5 liều để giảm đau hoặc hạ sốt trong 24 giờ.", population="tre_em",
+                 route=["uong"], kind="max_dose")]
+    fit = choose(rows, Patient(population="tre_em", age_years=7, route="uong", condition="hạ sốt",
+                               question="Liều uống hạ sốt cho bé 7 tuổi?"))
+    assert "Trẻ em 6 - 12 tuổi: uống 250 mg cách 6 giờ." in _texts(fit.rows)

@@ -800,6 +800,10 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
         best = max(scores.values(), default=0.0)
         if best >= 0.5:
             chosen = [r for r in candidates if scores[id(r)] == best]
+            if not any(r.kind in ("dose", "loading_dose") for r in chosen):
+                # "hạ sốt" printed only in a ceiling ("không nên cho trẻ em quá 5 liều ... để giảm đau hoặc hạ
+                # sốt"): no dose of its own, so it names no indication the doses are under
+                chosen = candidates
             own = {id(r): max(_own_score(c, r) for c in condition_variants(p.condition)) for r in chosen}
             if any(score >= best for score in own.values()):
                 # the rows under the indication heading that matches, not those of a later heading of its own
