@@ -538,3 +538,15 @@ def test_a_missed_dose_answer_goes_on_with_the_paragraphs_next_dose_sentence() -
 
 def test_a_clinicians_abbreviation_is_read_as_the_words_the_book_prints() -> None:
     assert {"tinh", "mach"} <= {t.folded for t in sentence_answer.question_terms("tiêm TM tốc độ tối đa?")}
+
+
+def test_a_sentence_for_an_impaired_liver_is_not_shown_beside_the_answer_for_a_patient_who_has_none() -> None:
+    text = ("Phòng ngừa chảy máu tái phát sau nội soi: truyền 80 mg trong 30 phút, sau đó truyền 8 mg/giờ.\n\n"
+            "Ở người suy gan nặng, phòng ngừa chảy máu tái phát sau nội soi: truyền 80 mg, sau đó 4 mg/giờ.")
+    chunks = [Chunk(chunk_id="x__lieu_luong_cach_dung__0", drug_id="x", section_key="lieu_luong_cach_dung",
+                    part_index=0, text=text, printed_pages=[1], physical_pages=[1])]
+    frame = QueryFrame(question="x phòng ngừa chảy máu tái phát sau nội soi truyền thế nào",
+                       drug_ids=["x"], drug_mentions={"x": "x"}, turn_type="dosing", section_key="lieu_luong_cach_dung")
+    answer = sentence_answer.answer(SentenceAsk("focused", "lieu_luong_cach_dung"), frame, chunks, None)
+    shown = " ".join(c.text for b in answer.blocks for c in b.claims)
+    assert "8 mg/giờ" in shown and "4 mg/giờ" not in shown

@@ -31,6 +31,7 @@ from duocthu_desktop.qa.answers import drug_classes
 from duocthu_desktop.qa.answers.cited_answer import CitedAnswer, abstain, join_messages, section_heading
 from duocthu_desktop.qa.answers.engine_types import EngineAnswer
 from duocthu_desktop.qa.answers.sentences import split_sentences
+from duocthu_desktop.qa.answers.warning_rules import HEPATIC_WORDS, RENAL_WORDS
 from duocthu_desktop.qa.understanding import lab_values
 from duocthu_desktop.qa.understanding.lexicon import (
     GIVING_PHRASES,
@@ -509,6 +510,16 @@ def _best(scored: list[Scored]) -> list[Sentence]:
     return [s.sentence for s in scored[:MAX_SENTENCES] if s.answers and s.score >= KEEP_WITHIN * top]
 
 
+def _for_unimpaired(chosen: list[Sentence], frame) -> list[Sentence]:
+    """A patient whose kidneys and liver the question does not mention: a sentence for an impaired organ ("... ở
+    người suy gan nặng: ... 4 mg/giờ") is another patient's, when a sentence without one answers beside it."""
+    if getattr(frame, "renal_impairment", False) or getattr(frame, "hepatic_impairment", False) \
+            or getattr(frame, "clcr", None) is not None:
+        return chosen
+    plain = [s for s in chosen if not (RENAL_WORDS.search(s.text) or HEPATIC_WORDS.search(s.text.lower()))]
+    return plain or chosen
+
+
 def _names(monograph: Monograph | None, frame) -> list[str]:
     names = [*frame.drug_mentions.values()]
     if monograph is not None:
@@ -586,7 +597,7 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
     scored = rank(frame.question, sentences, names, boost, embedder)
     if not scored and ask.kind == "how_to":
         return _instructions(chunks, drug_id, drug)
-    chosen = _best(scored)
+    chosen = _for_unimpaired(_best(scored), frame)
     if not chosen:
         return abstain(Reason.EVIDENCE_INSUFFICIENT, _not_found(drug))
     chosen = _with_next(chosen, scored, sentences)
