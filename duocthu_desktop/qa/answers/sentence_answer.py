@@ -516,7 +516,7 @@ def _for_unimpaired(chosen: list[Sentence], frame) -> list[Sentence]:
     if getattr(frame, "renal_impairment", False) or getattr(frame, "hepatic_impairment", False) \
             or getattr(frame, "clcr", None) is not None:
         return chosen
-    plain = [s for s in chosen if not (RENAL_WORDS.search(s.text) or HEPATIC_WORDS.search(s.text.lower()))]
+    plain = [s for s in chosen if not (RENAL_WORDS.search(s.text.lower()) or HEPATIC_WORDS.search(s.text.lower()))]
     return plain or chosen
 
 
@@ -795,14 +795,22 @@ def _missed_dose(sentences: list[Sentence]) -> list[Sentence]:
     """"Quên một liều thì sao?": the sentences that speak of a missed dose ("liều quên", "bỏ sót"), the dosage
     section's in the book's order; [] when it prints none (the words then decide)."""
     own = [s for s in sentences if s.section_key == DOSAGE_KEY and any_of(Text.of(s.text), MISSED_DOSE_PHRASES)]
-    if own and own[-1] in sentences[:-1]:
+    nxt = _next_in_paragraph(own[-1], sentences) if own else None
+    if nxt is not None and re.search(r"(?<!\w)liều(?!\w)", nxt.text.lower()):
         # "... uống liều tiếp vào giờ đã định. Không tự ý uống gấp đôi liều ...": the paragraph goes on with the
         # rest of what to do about the missed dose
-        nxt = sentences[sentences.index(own[-1]) + 1]
-        gap = own[-1].chunk.text[own[-1].end : nxt.start]
-        if nxt.chunk is own[-1].chunk and "\n\n" not in gap and re.search(r"(?<!\w)liều(?!\w)", nxt.text.lower()):
-            own.append(nxt)
+        own.append(nxt)
     return own[: MAX_SENTENCES + 1]
+
+
+def _next_in_paragraph(sentence: Sentence, sentences: list[Sentence]) -> Sentence | None:
+    """The sentence the book prints next in the same paragraph, or None (the last one, or a blank line after)."""
+    for i, candidate in enumerate(sentences[:-1]):
+        if candidate is sentence:
+            following = sentences[i + 1]
+            gap = sentence.chunk.text[sentence.end : following.start]
+            return following if following.chunk is sentence.chunk and "\n\n" not in gap else None
+    return None
 
 
 def _with_next(chosen: list[Sentence], scored: list[Scored], sentences: list[Sentence],
@@ -814,18 +822,12 @@ def _with_next(chosen: list[Sentence], scored: list[Scored], sentences: list[Sen
         return chosen
     best = chosen[0]
     lexical = {id(s.sentence): s.lexical for s in scored}
-    top = lexical.get(id(best), 0.0)
-    for i, sentence in enumerate(sentences[:-1]):
-        if sentence is not best:
-            continue
-        following = sentences[i + 1]
-        gap = best.chunk.text[best.end : following.start]
-        if following.chunk is not best.chunk or "\n\n" in gap or following in chosen:
-            break
-        if same_section or lexical.get(id(following), 0.0) >= 0.5 * top:
-            at = chosen.index(best) + 1
-            return [*chosen[:at], following, *chosen[at:]][: MAX_SENTENCES + 1]
-        break
+    following = _next_in_paragraph(best, sentences)
+    if following is None or following in chosen:
+        return chosen
+    if same_section or lexical.get(id(following), 0.0) >= 0.5 * lexical.get(id(best), 0.0):
+        at = chosen.index(best) + 1
+        return [*chosen[:at], following, *chosen[at:]][: MAX_SENTENCES + 1]
     return chosen
 
 
