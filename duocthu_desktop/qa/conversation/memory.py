@@ -25,8 +25,9 @@ from duocthu_desktop.qa.conversation.personal_data import conversation_key, stor
 from duocthu_desktop.qa.conversation.sqlite_file import SqliteFile
 from duocthu_desktop.qa.conversation.traces import TRACES_FILE, TraceStore
 from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.lexicon import CASE_REFERENCE_PHRASES, SWITCH_PHRASES
 from duocthu_desktop.qa.understanding.section_asked import DOSING, INTERACTION, asks_amount
-from duocthu_desktop.qa.understanding.textmatch import Text
+from duocthu_desktop.qa.understanding.textmatch import Text, any_of
 from duocthu_desktop.text import fold
 
 log = logging.getLogger(__name__)
@@ -272,10 +273,13 @@ def is_follow_up(new: QueryFrame, prior: Remembered) -> bool:
     if new.turn_type == "condition_to_drug":
         return False
     has_drug = bool(new.drug_ids or named_unknowns(new))
-    if has_drug and (new.section_key is not None or new.turn_type == "interaction"):
+    if has_drug and (new.section_key is not None or new.turn_type == "interaction") and not switches_drug(new):
         return False  # a whole new question
     if prior.decision == "clarify":
         return True
+    if not has_drug and not new.drug_classes and new.turn_type == "unknown" and any_of(
+            Text.of(new.question), CASE_REFERENCE_PHRASES):
+        return True  # "bn đang hồi tỉnh sau mê rồi": the patient just asked about, with the drug just answered
     # after an answer: "Còn trẻ em thì sao?", "còn chống chỉ định?", "còn metformin?", and a turn that only adds
     # to the patient or the case ("Nếu bệnh nhân có suy gan nhẹ thì sao?", "Nếu là phẫu thuật chỉnh hình lớn?")
     return (has_drug or new.section_key is not None or any(getattr(new, f) is not None for f in _FACT_FIELDS)
@@ -306,6 +310,12 @@ def as_clarify_answer(new: QueryFrame, prior: Remembered) -> QueryFrame:
     if new.turn_type == "interaction" or new.drug_classes:
         return new
     return new.model_copy(update={"section_key": None, "whole_section": False, "turn_type": "unknown"})
+
+
+def switches_drug(new: QueryFrame) -> bool:
+    """"Nếu đổi sang cefalexin thì liều thế nào?": another drug for the same patient and the same case, whose
+    facts (group, age, weight, kidneys, the condition) the earlier turns gave."""
+    return bool(new.drug_ids) and any_of(Text.of(new.question), SWITCH_PHRASES)
 
 
 def named_unknowns(new: QueryFrame) -> list[str]:

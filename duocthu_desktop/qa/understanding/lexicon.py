@@ -812,4 +812,14 @@ GIVING_PHRASES: tuple[str, ...] = (
 # Stopping the drug ("cho ngưng luôn được không?"): how to stop is a sentence of the book, not the contraindications.
 STOPPING_PHRASES: tuple[str, ...] = ("ngưng", "ngừng", "dừng", "bỏ thuốc", "cắt thuốc", "thôi dùng", "thôi uống")
 # A dose forgotten or missed: what to do then is a sentence of the book, not a dose row.
+# Words by which a turn naming no drug speaks of the patient or the case just asked about ("bn đã cắt tử cung",
+# "còn bn lọc màng bụng thì sao"): it goes on with the drug just answered. Bare words without them ("viêm phổi")
+# may open a new question and are not taken for one about that drug.
+CASE_REFERENCE_PHRASES: tuple[str, ...] = (
+    "bn", "bệnh nhân", "người bệnh", "bệnh nhi", "nếu", "còn", "thì sao", "trường hợp", "ca này",
+)
+# Another drug in place of the one asked about, for the same patient: "đổi sang X", "thay bằng X".
+SWITCH_PHRASES: tuple[str, ...] = (
+    "đổi sang", "đổi qua", "chuyển sang", "chuyển qua", "thay bằng", "thay sang", "thay thế bằng",
+)
 MISSED_DOSE_PHRASES: tuple[str, ...] = ("quên", "bỏ sót", "sót liều", "bỏ lỡ", "lỡ quên", "quên uống", "bỏ quên")
