@@ -348,6 +348,22 @@ def test_a_clearance_table_line_holding_the_clcr_is_quoted_with_its_numbers() ->
     assert clcr_table_lines(_row(text, quarantined=True), text, 15) == []  # not a renal table
 
 
+def test_a_renal_table_none_of_whose_bands_holds_the_clcr_is_another_patients() -> None:
+    """'Không cần giảm liều ... > 40 ml/phút' printed above a table of the bands 11 - 40 and below: a patient at
+    Clcr 45 gets the sentence, not the table (which would also send the answer to the PDF)."""
+    table_text = ("Độ thanh thải creatinin (ml/phút) | Liều dùng (mg) | Cách dùng\n11 - 40 | 500 | Cách 8 giờ/lần\n"
+                  "5 -10 | 250 | Cách 12 giờ/lần\nDưới 5 | 250 | Cách 24 giờ/lần")
+    rows = [_row("Không cần giảm liều khi Clcr > 40 ml/phút.", renal=RenalBand(clcr_min=40), kind="adjustment"),
+            _row(table_text, renal=RenalBand(), quarantined=True, kind="adjustment")]
+    mild = choose(rows, Patient(population="nguoi_lon", clcr=45, renal_impairment=True, question="Clcr 45"))
+    assert _texts(mild.rows) == ["Không cần giảm liều khi Clcr > 40 ml/phút."]
+    severe = choose(rows, Patient(population="nguoi_lon", clcr=20, renal_impairment=True, question="Clcr 20"))
+    assert any(r.quarantined for r in severe.rows)
+    # a table whose first cells are no bands is still shown for any impaired clearance, to be read on the page
+    unread = _row("Độ thanh thải creatinin | Liều\nnặng | 250\nvừa | 500", renal=RenalBand(), quarantined=True)
+    assert choose([unread], Patient(population="nguoi_lon", clcr=45, renal_impairment=True)).rows
+
+
 def test_of_two_alternatives_each_closing_on_its_band_only_the_fitting_first_is_quoted() -> None:
     text = ("Trẻ sơ sinh: Liều đầu tiên 15 mg/kg, tiếp theo là 10 mg/kg, cứ 12 giờ một lần với trẻ dưới 1 tuần tuổi, "
             "hoặc tiếp theo là 10 mg/kg, cứ 8 giờ một lần cho trẻ từ 1 tuần tới 1 tháng tuổi.")

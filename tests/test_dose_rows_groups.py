@@ -187,3 +187,19 @@ def test_an_indication_label_after_a_list_of_groups_is_their_sibling() -> None:
     assert row(rows, "Người cao tuổi").population == "nguoi_cao_tuoi"
     rows = read("Trẻ em: Trên 1 tuổi, dùng đường uống 25 mg/kg/ngày.\nViêm tai giữa cấp: 75 mg/kg một ngày.")
     assert row(rows, "Viêm tai giữa cấp").population == "tre_em"
+
+
+def test_groups_named_together_alone_on_their_line_head_every_statement_below_and_dose_a_child() -> None:
+    """'Cho người lớn, người cao tuổi và trẻ em:' opening the section: no single group to set, but the heading stays
+    above the doses under the indications below it, so a child is dosed from them and an adult too."""
+    from duocthu_desktop.dosage.fit import Patient, choose
+
+    rows = read("Cho người lớn, người cao tuổi và trẻ em:\nBệnh X:\nTiêm tĩnh mạch 1 - 2 mg/kg.\n"
+                "Bệnh Y:\nĐường uống: 5 - 8 mg/kg cho một liều.")
+    oral = row(rows, "Đường uống: 5 - 8 mg/kg")
+    assert oral.population is None and "Cho người lớn, người cao tuổi và trẻ em" in oral.headings
+    child = choose(rows, Patient(population="tre_em", weight_kg=20, route="uong", question="bé 20 kg uống bệnh Y"))
+    assert [r.text for r in child.rows] == ["Đường uống: 5 - 8 mg/kg cho một liều."]
+    # the same doses under no heading naming children are the adults' and are not given for a child
+    plain = read("Bệnh X:\nTiêm tĩnh mạch 1 - 2 mg/kg.\nBệnh Y:\nĐường uống: 5 - 8 mg/kg cho một liều.")
+    assert not choose(plain, Patient(population="tre_em", weight_kg=20, route="uong", question="bé 20 kg")).rows

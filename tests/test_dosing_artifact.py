@@ -46,3 +46,65 @@ def test_inspect_dosing_prints_one_drugs_rows_in_book_order(sample_build: Path, 
     assert row["kind"] == "dose"
     book_order = [r.text for r in read_dosing(sample_build / DOSING_FILE) if r.drug_id == "paracetamol"]
     assert [line["text"] for line in lines] == book_order
+
+
+def test_a_section_read_again_by_other_code_reads_as_the_build_read_it(index_copy: Path) -> None:
+    """An index built by other code (its dose rows not used) reads each dosage section again; with the
+    monograph's INN-line route the build read it with, so what a turn sees does not hang on which code built
+    the index."""
+    from duocthu_desktop.dosage import stored
+    from duocthu_desktop.dosage.parser import DOSAGE_KEY, section_rows
+    from duocthu_desktop.retrieval.service import RetrievalService
+
+    manifest_path = index_copy / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest["code_sha256"][DOSING_FILE] = "0" * 64
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+    service = RetrievalService.open(index_copy)
+    try:
+        assert stored.current() is None  # the rows are read again
+        built = read_dosing(index_copy / DOSING_FILE)
+        for drug in sorted({r.drug_id for r in built}):
+            chunks = service.retrieve_framed(drug, DOSAGE_KEY).chunks
+            assert section_rows(drug, list(chunks)) == [r for r in built if r.drug_id == drug], drug
+    finally:
+        service.close()
+
+
+def test_a_monographs_route_comes_from_the_open_index_when_no_rows_are_stored() -> None:
+    from duocthu_desktop.dosage import stored
+
+    before = (stored.current(), stored._ROUTES_OF)
+    try:
+        stored.use(None, lambda drug: ("nho_mat",) if drug == "thuoc_a" else ())
+        assert stored.monograph_routes("thuoc_a") == ("nho_mat",)
+        assert stored.monograph_routes("thuoc_b") == ()
+        stored.use(None)
+        assert stored.monograph_routes("thuoc_a") == ()
+    finally:
+        stored.use(*before)
+
+
+def test_every_section_of_sample_e_read_again_with_the_open_indexs_routes_is_what_the_build_wrote(
+        sample_e_build: Path) -> None:
+    """sample-e holds a monograph of one form whose INN line names its route (eye drops): read again without it,
+    its statements took the route of the words around them and a question was asked which route it was."""
+    from duocthu_desktop.dosage import parser, stored
+    from duocthu_desktop.dosage.words import monograph_route
+
+    chunks = artifacts.read_chunks(sample_e_build / artifacts.CHUNKS_FILE)
+    identity = {c.drug_id: tuple(monograph_route(c.text)) for c in chunks
+                if c.section_key == parser.IDENTITY_KEY and c.part_index == 0}
+    assert any(identity.values())  # the case this test is for
+    built = read_dosing(sample_e_build / DOSING_FILE)
+    before = (stored.current(), stored._ROUTES_OF)
+    try:
+        stored.use(None, lambda drug: identity.get(drug, ()))
+        parser._READ.clear()
+        for drug in sorted({r.drug_id for r in built}):
+            section = sorted((c for c in chunks if c.drug_id == drug and c.section_key == parser.DOSAGE_KEY),
+                             key=parser._order)
+            assert parser.section_rows(drug, section) == [r for r in built if r.drug_id == drug], drug
+    finally:
+        stored.use(*before)
+        parser._READ.clear()

@@ -481,3 +481,36 @@ def test_an_amount_asked_after_what_do_you_want_to_know_is_the_dose():
     merged = merge(prior.frame, as_clarify_answer(new, prior))
     assert merged.section_key == "lieu_luong_cach_dung" and merged.turn_type == "dosing"
     assert merged.drug_ids == ["carbamazepin"] and merged.age_years == 30.0
+
+
+ADULT_CYSTITIS = QueryFrame(question="thuốc A viêm bàng quang người lớn uống sao", turn_type="dosing",
+                            drug_ids=["thuoc_a"], drug_mentions={"thuoc_a": "thuốc A"},
+                            section_key="lieu_luong_cach_dung", population="nguoi_lon", condition="viêm bàng quang")
+
+
+def test_a_turn_naming_no_drug_that_speaks_of_the_patient_goes_on_with_the_drug_just_answered():
+    after_answer = remembered(ADULT_CYSTITIS, decision="answerable")
+    for said in ("bn đã cắt tử cung, muốn dùng miếng dán", "còn bn lọc màng bụng thì sao",
+                 "nếu đang hồi tỉnh sau mê"):
+        new = QueryFrame(question=said, turn_type="unknown")
+        assert is_follow_up(new, after_answer), said
+        merged = merge(ADULT_CYSTITIS, new)
+        assert merged.drug_ids == ["thuoc_a"] and merged.section_key == "lieu_luong_cach_dung"
+    # bare words may open a new question: not taken for one about the drug just answered
+    assert not is_follow_up(QueryFrame(question="viêm phổi", turn_type="unknown"), after_answer)
+    # nor after a refusal
+    assert not is_follow_up(QueryFrame(question="còn bn này thì sao", turn_type="unknown"),
+                            remembered(ADULT_CYSTITIS, decision="abstain"))
+
+
+def test_switching_to_another_drug_keeps_the_patient_and_the_case():
+    new = QueryFrame(question="neu doi sang thuoc B thi lieu the nao", turn_type="dosing", drug_ids=["thuoc_b"],
+                     drug_mentions={"thuoc_b": "thuoc B"}, section_key="lieu_luong_cach_dung")
+    after_answer = remembered(ADULT_CYSTITIS, decision="answerable")
+    assert is_follow_up(new, after_answer)
+    merged = merge(ADULT_CYSTITIS, new)
+    assert merged.drug_ids == ["thuoc_b"] and merged.population == "nguoi_lon"
+    assert merged.condition == "viêm bàng quang"
+    # the same words with no switch: a whole new question about thuốc B
+    fresh = new.model_copy(update={"question": "lieu thuoc B the nao"})
+    assert not is_follow_up(fresh, after_answer)

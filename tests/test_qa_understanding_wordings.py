@@ -118,10 +118,20 @@ def test_an_amount_asked_for_a_pregnant_woman_is_the_dose_not_the_pregnancy_sect
 
 
 @pytest.mark.parametrize(("text", "condition"), [("codein liều giảm đau", "giảm đau"), ("thuốc hạ sốt cho bé", "hạ sốt"),
-                                                 ("giảm liều cho người suy thận", None)])
+                                                 ("giảm liều cho người suy thận", None),
+                                                 ("loét do uống thuốc giảm đau kéo dài, thuốc X bao nhiêu", None),
+                                                 ("ho do dùng thuốc chống ho, rồi sau đó giảm đau", "giảm đau")])
 def test_a_symptom_said_by_what_the_dose_does_to_it(text: str, condition: str | None) -> None:
     assert extractors.extract_condition(Text.of(text)) == condition
 
 
 def test_a_polyvalent_serum_dosed_by_the_vial_is_no_price() -> None:
     assert not scope.asks_price_or_purchase(Text.of("huyết thanh kháng nọc đa giá liều đầu bao nhiêu lọ?"))
+
+
+def test_a_lay_name_of_a_drug_class_a_condition_is_caused_by_reads_as_the_books_name() -> None:
+    """'thuốc giảm đau kháng viêm' is what the book prints as 'thuốc chống viêm không steroid'."""
+    from duocthu_desktop.qa.understanding.lexicon import condition_variants
+
+    variants = condition_variants("loét dạ dày do thuốc giảm đau kháng viêm")
+    assert any("chống viêm không steroid" in v for v in variants)

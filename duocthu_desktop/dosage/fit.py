@@ -19,7 +19,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from duocthu_desktop.dosage.parser import classify
+from duocthu_desktop.dosage.parser import classify, groups_together
 from duocthu_desktop.dosage.rows import AgeBound, DoseRow, WeightBound
 from duocthu_desktop.dosage.titles import indication_name
 from duocthu_desktop.dosage.words import (
@@ -238,9 +238,24 @@ def fits_renal(row: DoseRow, p: Patient) -> bool | None:
     if p.clcr is None or row.renal.dialysis:
         return not row.renal.dialysis or p.clcr is None
     if row.renal.clcr_min is None and row.renal.clcr_max is None:
+        held = _clearance_table_holds(row, p.clcr) if row.quarantined else None
+        if held is not None:
+            return held  # a renal table none of whose printed bands holds this Clcr is another patient's
         # "có thể có suy giảm chức năng thận" printed without a number: a normal clearance is not in it
         return p.clcr < NORMAL_CLCR
     return _within(p.clcr, row.renal.clcr_min, row.renal.clcr_max)
+
+
+def _clearance_table_holds(row: DoseRow, clcr: float) -> bool | None:
+    """Does one of a renal table's printed clearance bands ("11 - 40", "Dưới 5") hold this Clcr? None when the
+    header's first cell names no clearance or fewer than two first cells read as bands."""
+    lines = [line for line in row.text.split("\n") if line.strip()]
+    if len(lines) < 3 or not _CLEARANCE_HEADER.search(fold(lines[0].split("|")[0])):
+        return None
+    bands = [b for b in (table_cell_band(line.split("|")[0]) for line in lines[1:]) if b]
+    if len(bands) < 2:
+        return None
+    return any(lo <= clcr <= hi for lo, hi in bands)
 
 
 # a label that joins a weight bound and the kidneys as either: "< 50 kg và/hoặc có chức năng thận suy giảm"
@@ -1321,11 +1336,17 @@ def _applied_alike(rows: list[DoseRow], candidates: list[DoseRow]) -> bool:
         for r in rows)
 
 
+def _names_children(label: str) -> bool:
+    return any(pop == "tre_em" and pattern.search(fold(label)) for pattern, pop in POPULATION_PATTERNS)
+
+
 def _for_children(row: DoseRow) -> bool:
     if row.population in ("tre_em", "so_sinh"):
         return True
     if row.population is None and _label_names(row, "tre_em"):
         return True  # "Dùng dung dịch trực tràng, người lớn và trẻ em trên 10 kg: ...": children among its groups
+    if row.population is None and any(groups_together(h) and _names_children(h) for h in row.headings):
+        return True  # under "Cho người lớn, người cao tuổi và trẻ em:" alone on its line
     weight = row.weight_kg
     if row.population is None and weight is not None and weight.max is not None and weight.max <= CHILD_MAX_KG:
         return True  # "Người dưới 40 kg: 45 mg/kg/ngày": a band no adult of usual weight is in holds children

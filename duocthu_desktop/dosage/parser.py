@@ -198,7 +198,7 @@ _TOGETHER = re.compile(r"\bnguoi lon(?: va|,| hoac)? (?:tre em|tre|thieu nien)\b
                        r"|\b(?:tre em|tre|thieu nien)\b(?! (?:duoi|nho hon|<))[^,:;]{0,30}? (?:va|hoac) nguoi lon\b")
 
 
-def _groups_together(label: str) -> bool:
+def groups_together(label: str) -> bool:
     """A label that lists groups only, each item a group ("Cho người lớn, người cao tuổi và trẻ em")."""
     items = [i for i in re.split(r",|\bvà\b|\bhoặc\b", label) if i.strip()]
     if "thieu nien" in fold(label):
@@ -209,7 +209,7 @@ def _groups_together(label: str) -> bool:
 def _group_part(label: str) -> str:
     """Where a label names its group: its first listed item ("Nhiễm khuẩn huyết, nhiễm khuẩn huyết sơ sinh, ..."
     lists diseases), or a group it is for ("... ở trẻ em")."""
-    if _groups_together(label):
+    if groups_together(label):
         return label  # "Cho người lớn, người cao tuổi và trẻ em": groups named together, each item a group
     first = label.split(",")[0]
     rest = re.findall(r"(?:\b(?:ở|cho|đối với)\s+)(?:người|trẻ|sơ sinh|phụ nữ|bệnh nhi)[^,;]*", label[len(first):], re.I)
@@ -232,9 +232,17 @@ def _classify_rule(words: str) -> tuple[str, Fields, labels.LabelRule]:
     folded = fold(head)
     rule = labels.first_rule(head, folded, facts)
     kind = rule.kind
-    if f.population is None and not f.has_group and _groups_together(head):
+    if f.population is None and not f.has_group and groups_together(head):
         # several groups named as one ("Cho người lớn, người cao tuổi và trẻ em:"): no single group, no indication
         return "note", f, rule
+    if rule.name == "dose_remark" and "," in head:
+        first = head.split(",")[0].strip()
+        if (not re.search(r"\d|\bliều\b", first, re.I) and re.match(labels.DISEASE_FIRST, fold(first).lower())
+                and _classify_rule(first)[0] == "indication"):
+            # "Viêm thực quản trợt xước, liều dùng dựa theo trọng lượng cơ thể ...:": the indication, then a
+            # remark on how its doses below are given
+            f.indication = first
+            return "indication", f, rule
     band_free = _BAND_PHRASES.sub(" ", folded)
     if rule.name == "group" and not (
         sum(1 for w in re.findall(r"[a-z]+", band_free) if w not in _BAND_WORDS) < 2 or _GROUP_FIRST.match(folded)
@@ -525,6 +533,10 @@ class SectionReader:
                  soft: bool = False) -> None:
         if not inline:
             self.block_group = None  # a heading alone on its line, a note's included, starts a new block
+        if kind == "note" and not inline and groups_together(words.strip().rstrip(":")):
+            # "Cho người lớn, người cao tuổi và trẻ em:" alone on its line: the groups every statement below is for
+            # (no single group to set; the heading stays above them, so a child's dose is among them)
+            kind = "group"
         if kind == "note" and _REMARK.match(fold(words)):
             self.stack = [lv for lv in self.stack if not lv.inline]  # a general remark: no label above holds
         if kind == "note" and not inline and not _ADMIN_NOTE.match(fold(words)):

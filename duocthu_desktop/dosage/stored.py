@@ -118,12 +118,16 @@ def _drug_of(line: str) -> str:
 
 
 _CURRENT: StoredRows | None = None
+# the open index's INN-line route of a drug, read from its identity section: a section read again (no stored rows
+# for this code, or the chunks not yet all in memory) is read with it, as `read_book` read it at the build
+_ROUTES_OF: Callable[[str], tuple[str, ...]] | None = None
 
 
-def use(stored: StoredRows | None) -> None:
-    """Make `stored` the rows `section_rows` consults (the index just opened), or none."""
-    global _CURRENT
-    _CURRENT = stored
+def use(stored: StoredRows | None, routes_of: Callable[[str], tuple[str, ...]] | None = None) -> None:
+    """Make `stored` the rows `section_rows` consults (the index just opened), or none; `routes_of` gives a
+    monograph's INN-line route when `stored` cannot."""
+    global _CURRENT, _ROUTES_OF
+    _CURRENT, _ROUTES_OF = stored, routes_of
 
 
 def current() -> StoredRows | None:
@@ -133,7 +137,10 @@ def current() -> StoredRows | None:
 def monograph_routes(drug_id: str) -> tuple[str, ...]:
     """The open index's route for a monograph of one form, () when none is open or it names none."""
     stored = _CURRENT
-    return stored.monograph_routes(drug_id) if stored is not None else ()
+    routes = stored.monograph_routes(drug_id) if stored is not None else ()
+    if not routes and _ROUTES_OF is not None:
+        routes = _ROUTES_OF(drug_id)
+    return routes
 
 
 def stored_rows(drug_id: str, chunks: list[Chunk]) -> list[DoseRow] | None:

@@ -300,7 +300,15 @@ class RetrievalService:
 
         recorded = (self.manifest.code_sha256 or {}).get(DOSING_FILE)
         self.stored_rows = stored.open_stored(self.index_dir, recorded, lambda: self._all)
-        stored.use(self.stored_rows)
+        stored.use(self.stored_rows, self._monograph_route)
+
+    def _monograph_route(self, drug_id: str) -> tuple[str, ...]:
+        """The route the drug's INN line names (`words.monograph_route`), () when it names none."""
+        from duocthu_desktop.dosage.parser import IDENTITY_KEY
+        from duocthu_desktop.dosage.words import monograph_route
+
+        chunks = self.retrieve_framed(drug_id, IDENTITY_KEY).chunks
+        return tuple(monograph_route(chunks[0].text)) if chunks else ()
 
     def warm_up(self) -> None:
         """What a first turn would otherwise wait for, done now (the app calls it in the background): every chunk

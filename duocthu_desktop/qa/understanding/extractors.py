@@ -241,12 +241,16 @@ _CONDITION_PREFIX = re.compile(r"^(?:bệnh|chứng|benh|chung|cơn|con)\s+(?=\S
 # phrase whole, as the book's Chỉ định prints it: "giảm đau")
 _RELIEVED = re.compile(r"(?<![a-z])(?:giam|ha|chong|cat)\s+(dau|ho|sot|ngua|buon non|non|co giat|co that)(?![a-z])")
 
+# "loét dạ dày do uống thuốc giảm đau kháng viêm": a drug that caused the condition, not a symptom the dose is for
+_CAUSED_BY_DRUG = re.compile(r"(?<![a-z])do\s+(?:(?:uong|dung|tiem)\s+)?(?:cac\s+)?thuoc\s+$")
+
 
 def extract_condition(text: Text) -> str | None:
     """The condition or symptom named after a trigger word, in the person's words ('tăng huyết áp')."""
     hit = first_of(text, CONDITION_TRIGGERS)
     if hit is None:
-        relieved = _RELIEVED.search(text.folded)
+        relieved = next((m for m in _RELIEVED.finditer(text.folded)
+                         if not _CAUSED_BY_DRUG.search(text.folded[: m.start()])), None)
         return text.norm[relieved.start() : relieved.end()] if relieved else None
     phrase, m = hit
     rest = text.norm[m.end() :].strip()

@@ -694,6 +694,7 @@ CONDITION_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("đau nửa đầu", "migraine"),
     ("mất ngủ", "khó ngủ"),
     ("chàm", "eczema"),  # the book prints both ("chàm (eczema)", "eczema cấp và mạn")
+    ("chống viêm không steroid", "kháng viêm không steroid", "giảm đau kháng viêm", "NSAID", "NSAIDs"),
 )
 # A named form of a condition and the general condition the book's warnings print for it: a patient with the
 # first has the second ("huyết khối tĩnh mạch sâu" is a "huyết khối tắc mạch"). General clinical vocabulary, one
