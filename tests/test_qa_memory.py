@@ -514,3 +514,12 @@ def test_switching_to_another_drug_keeps_the_patient_and_the_case():
     # the same words with no switch: a whole new question about thuốc B
     fresh = new.model_copy(update={"question": "lieu thuoc B the nao"})
     assert not is_follow_up(fresh, after_answer)
+
+
+def test_a_turn_speaking_of_the_case_in_words_alone_is_told_from_one_giving_facts() -> None:
+    from duocthu_desktop.qa.conversation.memory import adds_only_words
+
+    assert adds_only_words(QueryFrame(question="Bệnh nhân nặng, vật vã", turn_type="unknown"))
+    assert not adds_only_words(QueryFrame(question="bệnh nhân 30 kg", turn_type="unknown", weight_kg=30))
+    assert not adds_only_words(QueryFrame(question="bn suy gan", turn_type="unknown", hepatic_impairment=True))
+    assert not adds_only_words(QueryFrame(question="nặng, vật vã", turn_type="unknown"))  # speaks of no one

@@ -235,14 +235,6 @@ def _classify_rule(words: str) -> tuple[str, Fields, labels.LabelRule]:
     if f.population is None and not f.has_group and groups_together(head):
         # several groups named as one ("Cho người lớn, người cao tuổi và trẻ em:"): no single group, no indication
         return "note", f, rule
-    if rule.name == "dose_remark" and "," in head:
-        first = head.split(",")[0].strip()
-        if (not re.search(r"\d|\bliều\b", first, re.I) and re.match(labels.DISEASE_FIRST, fold(first).lower())
-                and _classify_rule(first)[0] == "indication"):
-            # "Viêm thực quản trợt xước, liều dùng dựa theo trọng lượng cơ thể ...:": the indication, then a
-            # remark on how its doses below are given
-            f.indication = first
-            return "indication", f, rule
     band_free = _BAND_PHRASES.sub(" ", folded)
     if rule.name == "group" and not (
         sum(1 for w in re.findall(r"[a-z]+", band_free) if w not in _BAND_WORDS) < 2 or _GROUP_FIRST.match(folded)

@@ -53,6 +53,7 @@ from duocthu_desktop.qa.answers.sentences import split_sentences
 from duocthu_desktop.qa.conversation.memory import (
     ConversationStore,
     Remembered,
+    adds_only_words,
     as_clarify_answer,
     is_follow_up,
     merge,
@@ -237,7 +238,8 @@ class Assistant:
         start = time.perf_counter()
         frame = understand(question, self.catalog)
         prior: Remembered | None = self.conversations.load(conversation_id) if conversation_id else None
-        if prior is not None and is_follow_up(frame, prior):
+        if prior is not None and is_follow_up(frame, prior) and not (
+                adds_only_words(frame) and self._names_a_case_of(frame, prior)):
             frame = merge(prior.frame, as_clarify_answer(frame, prior))
         elif prior is not None and self._names_a_case_of(frame, prior):
             said = frame.question.strip(" ?.!")

@@ -277,8 +277,7 @@ def is_follow_up(new: QueryFrame, prior: Remembered) -> bool:
         return False  # a whole new question
     if prior.decision == "clarify":
         return True
-    if not has_drug and not new.drug_classes and new.turn_type == "unknown" and any_of(
-            Text.of(new.question), CASE_REFERENCE_PHRASES):
+    if speaks_of_the_case(new):
         return True  # "bn đang hồi tỉnh sau mê rồi": the patient just asked about, with the drug just answered
     # after an answer: "Còn trẻ em thì sao?", "còn chống chỉ định?", "còn metformin?", and a turn that only adds
     # to the patient or the case ("Nếu bệnh nhân có suy gan nhẹ thì sao?", "Nếu là phẫu thuật chỉnh hình lớn?")
@@ -310,6 +309,19 @@ def as_clarify_answer(new: QueryFrame, prior: Remembered) -> QueryFrame:
     if new.turn_type == "interaction" or new.drug_classes:
         return new
     return new.model_copy(update={"section_key": None, "whole_section": False, "turn_type": "unknown"})
+
+
+def speaks_of_the_case(new: QueryFrame) -> bool:
+    """A turn naming no drug, class or section that speaks of the patient or the case (CASE_REFERENCE_PHRASES)."""
+    return (not new.drug_ids and not named_unknowns(new) and not new.drug_classes and new.turn_type == "unknown"
+            and new.section_key is None and any_of(Text.of(new.question), CASE_REFERENCE_PHRASES))
+
+
+def adds_only_words(new: QueryFrame) -> bool:
+    """Such a turn that gives no fact the frame reads (a group, an age, a route, a condition, an organ): its words
+    alone say what it adds ("Bệnh nhân cai rượu nặng, vật vã")."""
+    return speaks_of_the_case(new) and not (any(getattr(new, f) is not None for f in _FACT_FIELDS)
+                                            or _adds_to_the_case(new))
 
 
 def switches_drug(new: QueryFrame) -> bool:
