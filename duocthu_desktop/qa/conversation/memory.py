@@ -325,7 +325,7 @@ def adds_only_words(new: QueryFrame) -> bool:
 
 
 def switches_drug(new: QueryFrame) -> bool:
-    """"Nếu đổi sang cefalexin thì liều thế nào?": another drug for the same patient and the same case, whose
+    """"Nếu đổi sang thuốc B thì liều thế nào?": another drug for the same patient and the same case, whose
     facts (group, age, weight, kidneys, the condition) the earlier turns gave."""
     return bool(new.drug_ids) and any_of(Text.of(new.question), SWITCH_PHRASES)
 
