@@ -1089,7 +1089,11 @@ def _label_names(row: DoseRow, population: str) -> bool:
     label naming this group among the groups it is for (the row's population is then left open: either)."""
     head = row.text[:150]
     labels = head[: head.rfind(":")] if ":" in head else ""  # every label that opens the statement
-    return any(pop == population and pattern.search(fold(labels)) for pattern, pop in POPULATION_PATTERNS)
+    return _text_names(labels, population)
+
+
+def _text_names(text: str, population: str) -> bool:
+    return any(pop == population and pattern.search(fold(text)) for pattern, pop in POPULATION_PATTERNS)
 
 
 def _by_group_label(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
@@ -1336,16 +1340,12 @@ def _applied_alike(rows: list[DoseRow], candidates: list[DoseRow]) -> bool:
         for r in rows)
 
 
-def _names_children(label: str) -> bool:
-    return any(pop == "tre_em" and pattern.search(fold(label)) for pattern, pop in POPULATION_PATTERNS)
-
-
 def _for_children(row: DoseRow) -> bool:
     if row.population in ("tre_em", "so_sinh"):
         return True
     if row.population is None and _label_names(row, "tre_em"):
         return True  # "Dùng dung dịch trực tràng, người lớn và trẻ em trên 10 kg: ...": children among its groups
-    if row.population is None and any(groups_together(h) and _names_children(h) for h in row.headings):
+    if row.population is None and any(groups_together(h) and _text_names(h, "tre_em") for h in row.headings):
         return True  # under "Cho người lớn, người cao tuổi và trẻ em:" alone on its line
     weight = row.weight_kg
     if row.population is None and weight is not None and weight.max is not None and weight.max <= CHILD_MAX_KG:
