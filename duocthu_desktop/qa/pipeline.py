@@ -238,13 +238,15 @@ class Assistant:
         start = time.perf_counter()
         frame = understand(question, self.catalog)
         prior: Remembered | None = self.conversations.load(conversation_id) if conversation_id else None
-        if prior is not None and is_follow_up(frame, prior) and not (
-                adds_only_words(frame) and self._names_a_case_of(frame, prior)):
-            frame = merge(prior.frame, as_clarify_answer(frame, prior))
-        elif prior is not None and self._names_a_case_of(frame, prior):
-            said = frame.question.strip(" ?.!")
-            frame = merge(prior.frame, frame)
-            frame.condition = frame.condition or said
+        if prior is not None:
+            follow = is_follow_up(frame, prior)
+            # a turn naming a case the drug's doses print, in words alone, chooses among them (its words the case)
+            if (not follow or adds_only_words(frame)) and self._names_a_case_of(frame, prior):
+                said = frame.question.strip(" ?.!")
+                frame = merge(prior.frame, frame)
+                frame.condition = frame.condition or said
+            elif follow:
+                frame = merge(prior.frame, as_clarify_answer(frame, prior))
         frame = self._condition_it_treats(frame)
         timings["understand"] = time.perf_counter() - start
 
