@@ -88,3 +88,23 @@ def test_a_condition_the_drug_is_dosed_for_asks_the_dose_not_the_contraindicatio
     assert asthma.blocks[0].kind == "warning" and "chong_chi_dinh" in {c.section_key for c in asthma.citations}
     abbreviated = assistant.ask("CCĐ của captopril?")  # the section asked in its abbreviation stays asked
     assert abbreviated.decision == "answerable" and {c.section_key for c in abbreviated.citations} == {"chong_chi_dinh"}
+
+
+def test_a_patient_spoken_of_as_bệnh_nhân_gets_the_adults_doses_said_so(assistant):
+    """paracetamol (source/paracetamol.md): 'Liều uống thường dùng là 0,5 - 1 g/lần' (adults) and the children's
+    doses in mg/kg by age. A patient spoken of as 'bệnh nhân' with no age is an adult on a ward, said so; a bare
+    dose question still asks the group, and a child ('bệnh nhi') is asked the age and weight."""
+    conversation = f"t-{uuid.uuid4().hex}"
+    payload = assistant.ask("Bệnh nhân sốt 39 độ, uống paracetamol mỗi lần bao nhiêu?", conversation)
+    text = "\n".join(c.text for b in payload.blocks for c in b.claims)
+    assert payload.decision == "answerable", (payload.reason, payload.message)
+    assert "0,5 - 1 g/lần" in text and "mg/kg" not in text
+    assert "người lớn" in payload.message and "Trẻ em" in payload.quick_replies
+    assert all("Người lớn" in b.title for b in payload.blocks)
+    # the quick reply: now a child, whose age decides the dose
+    child = assistant.ask("Trẻ em", conversation)
+    assert child.decision == "clarify" and child.reason == "missing_pediatric_age_or_weight"
+    bare, _ = _ask(assistant, "Liều paracetamol uống mỗi lần là bao nhiêu?")
+    assert bare.decision == "clarify" and bare.reason == "missing_population"
+    sick_child, _ = _ask(assistant, "bệnh nhi sốt 39 độ, uống paracetamol mỗi lần bao nhiêu?")
+    assert sick_child.decision == "clarify" and sick_child.reason == "missing_pediatric_age_or_weight"

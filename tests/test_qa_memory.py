@@ -204,6 +204,7 @@ FIELD_CASES: dict[str, tuple[dict, dict, object]] = {
     "section_key": ({}, {"section_key": "chong_chi_dinh"}, "chong_chi_dinh"),
     "whole_section": ({}, {"section_key": "chong_chi_dinh", "whole_section": True}, True),
     "population": ({}, {"population": "so_sinh"}, "so_sinh"),
+    "population_assumed": ({"population_assumed": True}, {"population": "tre_em"}, False),
     "age_years": ({}, {"age_years": 5.0}, 5.0),
     "age_text": ({}, {"age_years": 5.0, "age_text": "5 tuổi"}, "5 tuổi"),
     "gestational_weeks": ({}, {"age_years": 0.0, "gestational_weeks": 30.0}, 30.0),
@@ -523,3 +524,13 @@ def test_a_turn_speaking_of_the_case_in_words_alone_is_told_from_one_giving_fact
     assert not adds_only_words(QueryFrame(question="bệnh nhân 30 kg", turn_type="unknown", weight_kg=30))
     assert not adds_only_words(QueryFrame(question="bn suy gan", turn_type="unknown", hepatic_impairment=True))
     assert not adds_only_words(QueryFrame(question="nặng, vật vã", turn_type="unknown"))  # speaks of no one
+
+
+def test_a_group_said_later_replaces_the_adults_read_from_bệnh_nhân():
+    assumed = ADULT_CYSTITIS.model_copy(update={"population_assumed": True})
+    for said, facts in (("trẻ em", {"population": "tre_em"}), ("bé 5 tuổi", {"age_years": 5.0}),
+                        ("nặng 18 kg", {"weight_kg": 18.0})):
+        merged = merge(assumed, QueryFrame(question=said, turn_type="unknown", **facts))
+        assert not merged.population_assumed, said
+    # a turn that says nothing of the group keeps the reading, and the answer keeps saying so
+    assert merge(assumed, QueryFrame(question="còn suy thận thì sao", turn_type="unknown")).population_assumed

@@ -62,11 +62,11 @@ from duocthu_desktop.qa.conversation.traces import TraceStore
 from duocthu_desktop.qa.decision_table import Route, route
 from duocthu_desktop.qa.understanding.catalog import Catalog
 from duocthu_desktop.qa.understanding.frame import QueryFrame
-from duocthu_desktop.qa.understanding.lexicon import expand_abbreviations
+from duocthu_desktop.qa.understanding.lexicon import ADULT_PATIENT_NOUNS, expand_abbreviations
 from duocthu_desktop.qa.understanding.question import understand, valid_text
 from duocthu_desktop.qa.understanding.section_asked import DOSING, INTERACTION, route_section, sentence_ask
 from duocthu_desktop.qa.understanding.stored_catalog import open_catalog
-from duocthu_desktop.qa.understanding.textmatch import Text
+from duocthu_desktop.qa.understanding.textmatch import Text, any_of
 from duocthu_desktop.qa.verification import grounding
 from duocthu_desktop.retrieval.types import SectionResult
 from duocthu_desktop.settings import Settings
@@ -248,6 +248,7 @@ class Assistant:
             elif follow:
                 frame = merge(prior.frame, as_clarify_answer(frame, prior))
         frame = self._condition_it_treats(frame)
+        frame = self._adult_patient(frame)
         timings["understand"] = time.perf_counter() - start
 
         step = time.perf_counter()
@@ -442,6 +443,17 @@ class Assistant:
         treats = [c.text for key in (patient_warnings.INDICATIONS, DOSING)
                   for c in self.service.retrieve_framed(drug, key).chunks]
         return _printed_as_a_run(frame.question, treats)
+
+    def _adult_patient(self, frame: QueryFrame) -> QueryFrame:
+        """A dose asked for a patient spoken of as "bệnh nhân" (ADULT_PATIENT_NOUNS) with no age, weight or word for a
+        child, whose doses differ by group: the adults' doses, the answer saying so (a child is "bé", "trẻ", "bệnh
+        nhi" or an age on a ward); never for a bare "liều X?", which still asks the group."""
+        if (frame.population is None and frame.age_years is None and frame.weight_kg is None
+                and frame.gestational_weeks is None and frame.turn_type == "dosing" and len(frame.drug_ids) == 1
+                and any_of(Text.of(frame.question), ADULT_PATIENT_NOUNS)
+                and self.missing_dose_fact(frame) == "population"):
+            return frame.model_copy(update={"population": "nguoi_lon", "population_assumed": True})
+        return frame
 
     def _condition_it_treats(self, frame: QueryFrame) -> QueryFrame:
         """A condition named with one drug sends the question to its contraindications ("Người hen dùng aspirin

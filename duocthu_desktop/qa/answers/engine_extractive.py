@@ -41,6 +41,8 @@ DOSAGE_KEY = "lieu_luong_cach_dung"
 WARNING_KEYS = frozenset({"chong_chi_dinh", "than_trong", "tuong_tac_thuoc"})
 FACT_KEYS = frozenset({"thong_tin_chung"})
 # said beside a table's row read for the patient (the app shows the page; the row is quoted as printed)
+ADULT_ASSUMED_NOTE = ("Câu hỏi không nêu tuổi hay cân nặng của bệnh nhân: dưới đây là liều Dược thư ghi cho người lớn. "
+                      "Dược thư ghi liều riêng cho trẻ em; nếu là trẻ em, hãy cho biết tuổi và cân nặng.")
 TABLE_ROW_NOTE = "Dòng của bảng trong sách ứng với người bệnh này được trích nguyên văn, kèm tiêu đề cột của bảng."
 
 
@@ -137,7 +139,8 @@ class ExtractiveEngine:
                     answer.add(table_title, "dosage", chunk, start, end)
             else:
                 answer.add(title, "dosage", chunk, row.start, row.end)
-        message = join_messages(unread_route, *fit.notes)
+        assumed = ADULT_ASSUMED_NOTE if frame.population_assumed else ""
+        message = join_messages(assumed, unread_route, *fit.notes)
         if fit.quarantined and tables_read == [True]:
             # the one small table whose row for this patient reads cleanly (its band, every column): the row is the
             # answer (two tables for one patient are told apart by what the PDF's pages say around them)
@@ -146,7 +149,7 @@ class ExtractiveEngine:
             result = answer.result(Reason.QUARANTINED_EVIDENCE, join_messages(message, quarantine_message()))
         else:
             result = answer.result(None, message)
-        replies = [indication_name(i) for i in fit.other_indications]
+        replies = [indication_name(i) for i in fit.other_indications] + (["Trẻ em"] if assumed else [])
         return result.model_copy(update={"dosage_filtered": True, "quick_replies": replies,
                                          "for_this_patient": fit.specific})
 

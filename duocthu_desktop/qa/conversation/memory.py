@@ -439,6 +439,8 @@ def merge(prior: QueryFrame, new: QueryFrame) -> QueryFrame:
         value = getattr(new, name)
         if value is not None:
             setattr(merged, name, value)
+    if new.population is not None or new.age_years is not None or new.weight_kg is not None:
+        merged.population_assumed = False  # the group is now said, not read from "bệnh nhân"
     if new.age_years is not None:
         merged.age_bound = new.age_bound  # "75 tuổi" replaces "trên 65 tuổi"
         if new.gestational_weeks is None:

@@ -97,6 +97,10 @@ class QueryFrame(BaseModel):
     context_section: str | None = Field(
         None, description="The section the turn asks for with its context phrases left out (None: none named)."
     )
+    # added in round 12: "bn ĐTĐ type 2 ... liều khởi đầu?" names no group, and its doses differ by group
+    population_assumed: bool = Field(
+        False, description="The adults' group was read from a patient spoken of as 'bệnh nhân' with no age, "
+                           "weight or child word; the answer says so and offers the children's doses.")
     # added in round 6 (the patient's co-medication inside a dose question)
     taking_names: list[str] = Field(
         default_factory=list,

@@ -330,6 +330,9 @@ POPULATION_PHRASES: tuple[tuple[str, str], ...] = (
     ("người trưởng thành", "nguoi_lon"),
     ("trẻ em", "tre_em"),
     ("trẻ nhỏ", "tre_em"),
+    ("bệnh nhân nhi", "tre_em"),
+    ("bệnh nhi", "tre_em"),
+    ("bn nhi", "tre_em"),
     ("em bé", "tre_em"),
     ("nhi khoa", "tre_em"),
     ("trẻ", "tre_em"),
@@ -819,6 +822,9 @@ STOPPING_PHRASES: tuple[str, ...] = ("ngưng", "ngừng", "dừng", "bỏ thuố
 CASE_REFERENCE_PHRASES: tuple[str, ...] = (
     "bn", "bệnh nhân", "người bệnh", "bệnh nhi", "nếu", "còn", "thì sao", "trường hợp", "ca này",
 )
+# The patient spoken of as "bệnh nhân" ("bn ĐTĐ type 2 mới chẩn đoán, khởi đầu liều bao nhiêu?"): on a ward a child
+# is "bệnh nhi", "bé", "trẻ" or an age, so with none of those the dose asked is an adult's, said so in the answer.
+ADULT_PATIENT_NOUNS: tuple[str, ...] = ("bệnh nhân", "người bệnh", "bn")
 # Another drug in place of the one asked about, for the same patient: "đổi sang X", "thay bằng X".
 SWITCH_PHRASES: tuple[str, ...] = (
     "đổi sang", "đổi qua", "chuyển sang", "chuyển qua", "thay bằng", "thay sang", "thay thế bằng",
