@@ -5,11 +5,11 @@ without a clarify, and a group a label leaves out is not the group it names. Mad
 
 from __future__ import annotations
 
-from duocthu_desktop.dosage.fit import Patient, alternative_bands, choose, clcr_table_lines
+from duocthu_desktop.dosage.fit import Patient, alternative_bands, cases_replaced, choose, clcr_table_lines
 from duocthu_desktop.dosage.parser import read_fields, read_section
 from duocthu_desktop.dosage.rows import AgeBound, DoseRow, RenalBand, WeightBound
 from duocthu_desktop.dosage.titles import title
-from duocthu_desktop.dosage.words import populations_in, renal_in, weight_in
+from duocthu_desktop.dosage.words import names_dialysis, populations_in, renal_in, weight_in
 from duocthu_desktop.qa.understanding.frame import QueryFrame
 from tests.test_dosing_parser import chunk, read, row
 
@@ -290,6 +290,22 @@ def test_the_most_specific_heading_named_in_full_wins_over_the_shorter_one_it_co
     fit = choose(rows, Patient(population="so_sinh", age_years=10 / 365,
                                question="Trẻ sơ sinh 10 ngày tuổi nhiễm Y lan tỏa, liều bao nhiêu?"))
     assert _texts(fit.rows) == ["Nhiễm Y lan tỏa: 20 mg/kg/lần, cách 8 giờ/lần, cho trong 14 ngày."]
+
+
+def test_a_patient_on_peritoneal_dialysis_is_not_dosed_as_one_on_haemodialysis() -> None:
+    """A case the book's labels print ("đang thẩm tách máu" / "thẩm tách qua màng bụng") is one family: the
+    haemodialysis paragraph is another patient's, even where the question's other words name one of its lines."""
+    rows = read("Thiếu máu do suy thận mạn:\n"
+                "Liều người lớn đang thẩm tách máu hoặc chuẩn bị thẩm tách máu: Khởi đầu 40 đơn vị/kg, tuần 3 lần. "
+                "Với dạng alpha, liều khởi đầu có thể cao hơn, 50 - 100 đơn vị/kg, tuần 3 lần.\n"
+                "Người bệnh đang thẩm tách qua màng bụng: Có thể dùng liều khởi đầu 40 đơn vị/kg, tuần 2 lần.")
+    peritoneal = "Người bệnh đang thẩm tách qua màng bụng: Có thể dùng liều khởi đầu 40 đơn vị/kg, tuần 2 lần."
+    for said in ("dạng alpha cho bn suy thận mạn lọc màng bụng, liều khởi đầu?",
+                 "dang alpha cho bn suy than man loc mang bung lieu"):
+        fit = choose(rows, Patient(population="nguoi_lon", dialysis=names_dialysis(said), question=said))
+        assert _texts(fit.rows) == [peritoneal], said
+    fit = choose(rows, Patient(population="nguoi_lon", dialysis=True, question="dạng alpha, chạy thận nhân tạo, liều?"))
+    assert peritoneal not in _texts(fit.rows) and fit.rows
 
 
 def test_a_bare_bracketed_band_goes_on_the_group_printed_above_it() -> None:
@@ -739,3 +755,21 @@ def test_a_purpose_printed_only_in_a_ceiling_does_not_hide_the_doses() -> None:
     fit = choose(rows, Patient(population="tre_em", age_years=7, route="uong", condition="hạ sốt",
                                question="Liều uống hạ sốt cho bé 7 tuổi?"))
     assert "Trẻ em 6 - 12 tuổi: uống 250 mg cách 6 giờ." in _texts(fit.rows)
+
+
+def test_the_maintenance_dose_asked_is_the_statement_printing_it() -> None:
+    rows = read("Người lớn:\nLiều khởi đầu tùy theo bệnh. Thông thường là 15 - 30 mg mỗi ngày, chia 3 lần. "
+                "Khi bệnh ổn định thì giảm dần. Thông thường, liều duy trì là 5 - 10 mg mỗi ngày.")
+    fit = choose(rows, Patient(population="nguoi_lon", question="người lớn ổn định rồi, duy trì bao nhiêu"))
+    assert _texts(fit.rows) == ["Thông thường, liều duy trì là 5 - 10 mg mỗi ngày."]
+    started = _texts(choose(rows, Patient(population="nguoi_lon", question="người lớn khởi đầu bao nhiêu")).rows)
+    assert "Thông thường là 15 - 30 mg mỗi ngày, chia 3 lần." in started
+
+
+def test_a_later_turn_naming_another_case_of_a_family_replaces_the_earlier_one() -> None:
+    assert cases_replaced("bn chạy thận nhân tạo, liều khởi đầu?", "còn bn lọc màng bụng thì sao") \
+        == "bn , liều khởi đầu?"
+    assert cases_replaced("người lớn khoi dau bao nhieu", "gio duy tri bao nhieu") == "người lớn bao nhieu"
+    # a weight is no severity; a turn naming no case changes nothing
+    assert cases_replaced("bé nặng 18 kg viêm phổi nặng", "nhẹ thôi") == "bé nặng 18 kg viêm phổi"
+    assert cases_replaced("liều khởi đầu cho trẻ em", "còn suy thận thì sao") == "liều khởi đầu cho trẻ em"

@@ -82,6 +82,9 @@ def test_modules_read_their_phrases_from_the_lexicon():
         ("TDKMM của captopril", "tác dụng không mong muốn của captopril"),
         ("tê tay khi dùng captopril", "tê tay khi dùng captopril"),  # "te"/"tê" is a word, only "TE" is short
         ("te tay", "te tay"),
+        ("bôi tím gentian đc ko", "bôi tím gentian được không"),  # chat Vietnamese
+        ("dung duoc ko", "dung duoc khong"),
+        ("kocide", "kocide"),  # whole words only
     ],
 )
 def test_abbreviations_are_written_out(typed, expanded):

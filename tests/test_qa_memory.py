@@ -534,3 +534,9 @@ def test_a_group_said_later_replaces_the_adults_read_from_bệnh_nhân():
         assert not merged.population_assumed, said
     # a turn that says nothing of the group keeps the reading, and the answer keeps saying so
     assert merge(assumed, QueryFrame(question="còn suy thận thì sao", turn_type="unknown")).population_assumed
+
+
+def test_a_follow_up_naming_another_case_of_a_family_replaces_the_earlier_case():
+    merged = merge(QueryFrame(question="epoetin cho bn đang chạy thận nhân tạo, liều khởi đầu?", turn_type="dosing"),
+                   QueryFrame(question="còn bn lọc màng bụng thì sao", turn_type="unknown"))
+    assert "nhân tạo" not in merged.question and "lọc màng bụng" in merged.question

@@ -550,3 +550,30 @@ def test_a_sentence_for_an_impaired_liver_is_not_shown_beside_the_answer_for_a_p
     answer = sentence_answer.answer(SentenceAsk("focused", "lieu_luong_cach_dung"), frame, chunks, None)
     shown = " ".join(c.text for b in answer.blocks for c in b.claims)
     assert "8 mg/giờ" in shown and "4 mg/giờ" not in shown
+
+
+def test_a_temperature_printed_with_its_superscript_mark_dropped_answers_a_temperature_asked():
+    """"15 - 25 <sup>o</sup> C" reaches the chunk as "15 - 25 o C": it is a temperature."""
+    chunks = [c for c in _with("do_on_dinh_bao_quan", "Bảo quản tránh ánh sáng, đậy nút kín. Để ở nhiệt độ 15 - 25 o C.")
+              if c.chunk_id != f"{DRUG}__do_on_dinh_bao_quan__0"]
+    frame = _frame("testamin bảo quản ở nhiệt độ bao nhiêu", turn_type="drug_attribute",
+                   section_key="do_on_dinh_bao_quan")
+    answer = sentence_answer.answer(SentenceAsk("focused", "do_on_dinh_bao_quan"), frame, chunks, MONOGRAPH)
+    shown = " ".join(c.text for b in answer.blocks for c in b.claims)
+    assert answer.decision == "answerable" and "15 - 25 o C" in shown and "đậy nút kín" not in shown
+
+
+def test_may_this_patient_have_it_by_a_route_is_read_in_the_contraindications_first():
+    """"bn loét ở mặt bôi X được không?": the case is what the sentence must hold; a sentence that holds the route
+    and one word of the case ("đã từng được bôi để điều trị loét") is not the answer."""
+    chunks = [*_with("chong_chi_dinh", "Trầy da rộng, tổn thương loét ở mặt."),
+              Chunk(chunk_id=f"{DRUG}__duoc_ly_co_che__0", drug_id=DRUG, section_key="duoc_ly_co_che", part_index=0,
+                    text="Testamin đã từng được bôi để điều trị loét miệng.", printed_pages=[507],
+                    physical_pages=[17])]
+    frame = _frame("bn loét ở mặt bôi testamin được không", turn_type="drug_attribute",
+                   section_key="chong_chi_dinh", route="boi")
+    ask = sentence_ask(frame)
+    assert ask == SentenceAsk("focused", "chong_chi_dinh")
+    answer = sentence_answer.answer(ask, frame, chunks, MONOGRAPH)
+    assert [b.title for b in answer.blocks] == ["Testamin — Chống chỉ định"]
+    assert "loét ở mặt" in answer.blocks[0].claims[0].text

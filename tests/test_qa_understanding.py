@@ -163,6 +163,10 @@ def test_non_human(text):
         "cat con dau that nguc",
         "Ngộ độc Seduxen, bệnh nhân ngủ gà lú lẫn, dùng thuốc giải gì?",
         "trẻ bị quáng gà",
+        # an animal as the source of a product: the patient is a person
+        "bn từng mẫn cảm huyết thanh ngựa, test da trước khi tiêm",
+        "bn man cam huyet thanh ngua",
+        "đổi insulin lợn sang insulin người",
     ],
 )
 def test_ordinary_words_are_not_animals(text):

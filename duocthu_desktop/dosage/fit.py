@@ -1389,6 +1389,9 @@ _CASE_FAMILIES: tuple[tuple[tuple[str, str], ...], ...] = (
     (("prevent", r"du phong|phong ngua"), ("treat", r"dieu tri")),
     (("attack", r"tan cong|khoi dau|ban dau|lieu nap|lieu dau"), ("maintain", r"duy tri")),
     (("young", r"tre nho|nhu nhi|tre bu me"), ("older", r"tre lon|thieu nien")),
+    # which dialysis: through the peritoneum, or of the blood
+    (("peritoneal", r"mang bung"),
+     ("haemodialysis", r"(?:tham tach|tham phan|loc) (?:qua )?mau|chay than nhan tao|than nhan tao")),
 )
 # "cân nặng", "nặng 8 kg", "nặng hơn": a weight, not a severity
 _WEIGHT_WORDS = re.compile(r"\bcan nang\b|\bnang\s*(?:\d|hon\b|nhat\b)|\bnhe\s*(?:hon\b|can\b)")
@@ -1400,6 +1403,28 @@ def _members(text: str) -> set[str]:
     folded = _WEIGHT_WORDS.sub(" ", fold(text))
     return {name for family in _CASE_FAMILIES for name, pattern in family
             if re.search(r"(?<!\w)(?:" + pattern + r")(?!\w)", folded)}
+
+
+def cases_replaced(earlier: str, later: str) -> str:
+    """The earlier turn's words with each case the later turn replaces blanked out: after "... đang chạy thận nhân
+    tạo", "còn bn lọc màng bụng thì sao" is a patient on peritoneal dialysis; after "khởi đầu bao nhiêu", "giờ duy
+    trì bao nhiêu" asks the maintenance dose. A weight ("nặng 18 kg") is no severity and stays."""
+    named = _members(later)
+    folded = fold(earlier)
+    if not named or len(folded) != len(earlier):
+        return earlier
+    kept = {m.span() for m in _WEIGHT_WORDS.finditer(folded)}
+    out = list(earlier)
+    for family in _CASE_FAMILIES:
+        if not named & {name for name, _ in family}:
+            continue
+        for name, pattern in family:
+            if name in named:
+                continue
+            for m in re.finditer(r"(?<!\w)(?:" + pattern + r")(?!\w)", folded):
+                if not any(a <= m.start() < b for a, b in kept):
+                    out[m.start() : m.end()] = " " * (m.end() - m.start())
+    return re.sub(r" {2,}", " ", "".join(out)).strip()
 
 
 def _phase_words(label: str) -> tuple[str, ...]:
@@ -1502,8 +1527,14 @@ def _by_printed_case(candidates: list[DoseRow], rows: list[DoseRow], p: Patient)
     said_phase = {id(r) for r in candidates if any(_phase_said(words, said) for words in phases[id(r)])}
     matching = {r.indication for r in candidates if id(r) in said_phase}
     drop |= {id(r) for r in candidates if r.indication in matching and phases[id(r)] and id(r) not in said_phase}
-    kept = [r for r in candidates if id(r) not in drop]
-    return kept or candidates
+    kept = [r for r in candidates if id(r) not in drop] or candidates
+    if "maintain" in asked and "attack" not in asked:
+        # "duy trì bao nhiêu?": the statements that print the maintenance ("Thông thường, liều duy trì là ..."),
+        # where the book prints one in its own words; the starting doses beside them are not asked
+        upkeep = [r for r in kept if "maintain" in named[id(r)] | _members(r.text)]
+        if any(r.kind in DOSE_KINDS for r in upkeep):
+            return upkeep
+    return kept
 
 
 _CASE_WORDS = re.compile(r"\b(?:" + "|".join(pattern for family in _CASE_FAMILIES for _, pattern in family) + r")\b")

@@ -195,7 +195,7 @@ _CLCR = re.compile(
 _CLCR_BARE = re.compile(
     r"^\s*(?:" + _CMP + r"\s*)?" + _NUM + r"(?:\s*(?:-|–|đến)\s*" + _NUM + r")?\s*ml\s*/\s*phút", re.I
 )
-_DIALYSIS = re.compile(r"\b(?:tham phan|tham tach|loc mau|chay than|sieu loc|than nhan tao)\b")
+_DIALYSIS = re.compile(r"\b(?:tham phan|tham tach|loc mau|chay than|sieu loc|than nhan tao|loc (?:qua )?mang bung)\b")
 _RENAL_WORDS = re.compile(
     r"\b(?:suy (?:giam chuc nang )?than|chuc nang than(?! binh thuong)|than (?:bi )?suy|vo nieu"
     r"|clcr|(?:do |he so )?thanh thai creatinin|(?:muc|toc do) loc cau than)\b"
@@ -317,7 +317,7 @@ def names_renal(text: str) -> bool:
 
 
 def names_dialysis(text: str) -> bool:
-    """'chạy thận nhân tạo', 'thẩm phân máu', 'lọc máu'."""
+    """'chạy thận nhân tạo', 'thẩm phân máu', 'lọc máu', 'lọc màng bụng'."""
     return bool(_DIALYSIS.search(fold(text)))
 
 

@@ -58,6 +58,7 @@ log = logging.getLogger(__name__)
 
 DOSAGE_KEY = "lieu_luong_cach_dung"
 OVERDOSE_KEY = "qua_lieu_xu_tri"
+CONTRAINDICATIONS_KEY = "chong_chi_dinh"
 # Where the book says how a drug must not be given ("tránh tiêm bắp", "bắt buộc phải tiêm tĩnh mạch").
 WARNING_SECTIONS = frozenset({"than_trong", DOSAGE_KEY, "tac_dung_khong_mong_muon", "duoc_ly_co_che"})
 # Sections whose sentences never answer a question of this kind (names and registration).
@@ -160,7 +161,8 @@ _ASKS_DURATION = re.compile(
 # ("ở nhiệt độ phòng" names a temperature, it does not ask one)
 _ASKS_TEMPERATURE = re.compile(r"(?<![^\W_])nhiet do(?!\s+phong)(?:\s+(?:nao|bao nhieu|the nao))?(?![^\W_])")
 _PRINTS_DURATION = re.compile(r"\d\s*(?:giây|phút|giờ|ngày|tuần|tháng|năm)(?!\w)", re.IGNORECASE)
-_PRINTS_TEMPERATURE = re.compile(r"\d\s*(?:<sup>\s*)?(?:°|o\s*</sup>|º)\s*C|\d\s*độ\s*C(?!\w)")
+# "15 - 25 <sup>o</sup> C" is read as "15 - 25 o C" once the superscript mark is dropped
+_PRINTS_TEMPERATURE = re.compile(r"\d\s*(?:<sup>\s*)?(?:°|o\s*</sup>|º)\s*C|\d\s*độ\s*C(?!\w)|\d\s?o\s?C(?!\w)")
 # the book's own word for how long ("Thời gian điều trị thường là ..."), asked with every "bao lâu"
 DURATION_WORD_TERM = "zzdurationword"
 _PRINTS_DURATION_WORD = re.compile(r"(?<!\w)thời gian(?!\w)", re.IGNORECASE)
@@ -549,6 +551,10 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
             return refused
     if ask.kind == "lab":
         return _lab_band(frame, sentences, names, drug, embedder)
+    if ask.section == CONTRAINDICATIONS_KEY and frame.route:
+        # "bn loét ở mặt bôi X được không?": whether this patient may have it; the route is how, the case is what
+        # the book's sentences must hold ("đã từng được bôi để ..." holds the route only)
+        names = [*names, *_route_phrases(frame.route)]
     boost = [ask.section] if ask.section else []
     if ask.kind == "how_to":
         boost = [DOSAGE_KEY]

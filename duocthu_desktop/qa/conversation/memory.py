@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
+from duocthu_desktop.dosage.fit import cases_replaced
 from duocthu_desktop.dosage.words import ADULT_YEARS
 from duocthu_desktop.payload import Reason
 from duocthu_desktop.qa.conversation.personal_data import conversation_key, stored_frame, stored_text
@@ -416,7 +417,8 @@ def _swap_partner(merged: QueryFrame, prior: QueryFrame, new: QueryFrame) -> Non
 def merge(prior: QueryFrame, new: QueryFrame) -> QueryFrame:
     """One self-contained frame: the earlier question with what the new turn adds or changes."""
     merged = prior.model_copy(deep=True)
-    merged.question = f"{prior.question} {new.question}".strip()
+    # a case the new turn names in place of an earlier one (a phase, a severity, which dialysis) replaces it
+    merged.question = f"{cases_replaced(prior.question, new.question)} {new.question}".strip()
     merged.follow_up = True
     merged.injection_attempt = new.injection_attempt
     merged.non_medical = new.non_medical

@@ -44,6 +44,9 @@ ABBREVIATIONS_ANY_CASE: tuple[tuple[str, str], ...] = (
     ("tdkmmm", "tác dụng không mong muốn"),
     ("pnct", "phụ nữ có thai"),
     ("pnccb", "phụ nữ cho con bú"),
+    # "dùng đc ko": chat Vietnamese for "được", "không"; no word is spelled so
+    ("đc", "được"),
+    ("ko", "không"),
 )
 
 
@@ -534,9 +537,17 @@ NON_HUMAN_PHRASES: tuple[str, ...] = (
 )
 # Clinical words that hold an animal's name and say nothing of an animal ("ngủ gà": drowsy; "quáng gà": night
 # blindness): left out before the animal words are looked for.
-NOT_ANIMAL_TERMS: tuple[str, ...] = ("ngủ gà", "gà gật", "quáng gà", "da gà", "nổi da gà", "mắt cá chân")
 NON_HUMAN_FOLDED_ONLY_IF_ACCENTED: frozenset[str] = frozenset(
     {"chó", "bò", "lợn", "gà", "bê", "ngựa", "dê", "cừu", "cún", "chim", "thỏ", "vịt", "mèo"}
+)
+# An animal named as the source of a product ("mẫn cảm huyết thanh ngựa", "insulin lợn", "heparin nguồn gốc bò"):
+# the patient is still a person.
+PRODUCT_SOURCE_WORDS: tuple[str, ...] = (
+    "huyết thanh", "nguồn gốc", "protein", "globulin", "kháng độc tố", "insulin", "heparin", "chiết xuất từ",
+)
+NOT_ANIMAL_TERMS: tuple[str, ...] = (
+    "ngủ gà", "gà gật", "quáng gà", "da gà", "nổi da gà", "mắt cá chân",
+    *(f"{source} {animal}" for source in PRODUCT_SOURCE_WORDS for animal in sorted(NON_HUMAN_FOLDED_ONLY_IF_ACCENTED)),
 )
 NON_MEDICAL_PHRASES: tuple[str, ...] = (
     "thời tiết", "dự báo", "nhiệt độ ngoài trời", "mưa", "bóng đá", "thể thao", "trận đấu", "world cup",

@@ -273,7 +273,9 @@ def sentence_ask(frame) -> SentenceAsk | None:
         if any_of(text, _CONTRA_PHRASES) or not (only_route or frame.route or any_of(text, GIVING_PHRASES)
                                                  or any_of(text, STOPPING_PHRASES)):
             return None  # "có dùng aspirin giảm đau được không?" is whether it may be used: the contraindications
-        return SentenceAsk("route" if only_route else "focused")
+        # "bn loét ở mặt bôi X được không?": the patient's case beside the route; what the book forbids is
+        # weighed first, then every section
+        return SentenceAsk("route") if only_route else SentenceAsk("focused", CONTRAINDICATIONS)
     if key in WEIGHED_SECTIONS:
         return SentenceAsk("focused", key)
     return None
