@@ -135,3 +135,15 @@ def test_a_lay_name_of_a_drug_class_a_condition_is_caused_by_reads_as_the_books_
 
     variants = condition_variants("loét dạ dày do thuốc giảm đau kháng viêm")
     assert any("chống viêm không steroid" in v for v in variants)
+
+
+@pytest.mark.parametrize("text", ["Paracetamol cho bn đang gây mê, liều bao nhiêu", "paracetamol sau gây tê tủy sống"])
+def test_anaesthesia_given_is_no_effect_caused_and_no_condition(catalog: Catalog, text: str) -> None:
+    """"gây mê" is something done to the patient: not the drug's ADR section, not a condition "mê"."""
+    frame = understand(text, catalog)
+    assert frame.section_key != "tac_dung_khong_mong_muon"
+    assert frame.condition is None or "mê" not in frame.condition and "tê" not in frame.condition
+
+
+def test_a_drug_causing_a_symptom_is_still_its_adverse_effects(catalog: Catalog) -> None:
+    assert understand("Paracetamol có gây buồn nôn không?", catalog).section_key == "tac_dung_khong_mong_muon"

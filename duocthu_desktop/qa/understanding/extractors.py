@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from duocthu_desktop.dosage.words import ADULT_YEARS, ELDERLY_YEARS
 from duocthu_desktop.qa.understanding.lexicon import (
     CONDITION_TRIGGERS,
+    NOT_CAUSE_TERMS,
     NOT_ROUTE_TERMS,
     POPULATION_PHRASES,
     ROUTE_PHRASES,
     ROUTE_PHRASES_TYPED_ONLY,
     ROUTE_SITE_DISEASE_WORDS,
 )
-from duocthu_desktop.qa.understanding.textmatch import Text, find, first_of
+from duocthu_desktop.qa.understanding.textmatch import Text, find, first_of, without_terms
 from duocthu_desktop.text import fold
 
 __all__ = ["CONDITION_TRIGGERS", "POPULATION_PHRASES", "ROUTE_PHRASES"]
@@ -247,6 +248,7 @@ _CAUSED_BY_DRUG = re.compile(r"(?<![a-z])do\s+(?:(?:uong|dung|tiem)\s+)?(?:cac\s
 
 def extract_condition(text: Text) -> str | None:
     """The condition or symptom named after a trigger word, in the person's words ('tăng huyết áp')."""
+    text = without_terms(text, NOT_CAUSE_TERMS)  # "đang gây mê": no condition after "gây"
     hit = first_of(text, CONDITION_TRIGGERS)
     if hit is None:
         relieved = next((m for m in _RELIEVED.finditer(text.folded)

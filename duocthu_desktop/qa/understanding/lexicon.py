@@ -445,6 +445,8 @@ CAUSE_PHRASES: tuple[str, ...] = (
     "gây", "gây ra", "có thể gây", "làm tăng nguy cơ", "dẫn đến", "dẫn tới", "làm xuất hiện", "gây nên",
     "có tác dụng phụ", "có tác dụng không mong muốn", "là nguyên nhân", "làm tăng", "gây hại",
 )
+# Anaesthesia is given, not caused: "đang gây mê", "gây tê tủy sống" name no effect of the drug and no disease.
+NOT_CAUSE_TERMS: tuple[str, ...] = ("gây mê", "gây tê")
 # "Which is best": the book does not rank; the answer is the factual list and a sentence saying so.
 RANKING_PHRASES: tuple[str, ...] = (
     "tốt nhất", "tốt hơn", "hiệu quả nhất", "hiệu quả hơn", "mạnh nhất", "an toàn nhất", "an toàn hơn",

@@ -30,6 +30,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     GROUP_PREPOSITIONS,
     JOINERS,
     MAY_I_CUES,
+    NOT_CAUSE_TERMS,
     PARTNER_JOINER_WORDS,
     PARTNER_LEAD_WORDS,
     PARTNER_QUESTION_WORDS,
@@ -48,7 +49,7 @@ from duocthu_desktop.qa.understanding.section_asked import (
     route_section,
     without_names,
 )
-from duocthu_desktop.qa.understanding.textmatch import Text, any_of, first_of, has_diacritics
+from duocthu_desktop.qa.understanding.textmatch import Text, any_of, first_of, has_diacritics, without_terms
 from duocthu_desktop.text import fold
 
 _JOINERS = JOINERS
@@ -225,7 +226,7 @@ def _turn_type(frame: QueryFrame, text: Text, interaction_cue: bool, can_use: bo
         which = _asks_which_drug(text)
         if which and any_of(text, CONTRAINDICATED_IN_PHRASES):
             return "contraindicated_in"
-        if which and any_of(text, CAUSE_PHRASES):
+        if which and any_of(without_terms(text, NOT_CAUSE_TERMS), CAUSE_PHRASES):
             return "condition_relation"
         if which or (frame.section_key == "chi_dinh" and frame.condition):
             return "condition_to_drug"
@@ -250,7 +251,8 @@ def _turn_type(frame: QueryFrame, text: Text, interaction_cue: bool, can_use: bo
         # "Những thuốc nào làm tăng nồng độ X?", "X làm tăng nồng độ những thuốc nào?": the drugs that change a
         # level are its interactions, not what it causes
         frame.section_key = INTERACTION
-    if frame.section_key is None and frame.drug_ids and partners == 1 and any_of(text, CAUSE_PHRASES):
+    if (frame.section_key is None and frame.drug_ids and partners == 1
+            and any_of(without_terms(text, NOT_CAUSE_TERMS), CAUSE_PHRASES)):
         frame.section_key = ADR  # "Paracetamol có gây buồn nôn không?": what the drug causes is its ADR section
     if frame.section_key is None and frame.drug_ids and _has_dosing_facts(frame):
         # "Vancomycin truyền tĩnh mạch cho trẻ 6 tuổi nặng 20 kg?": a route, an age, a weight or a Clcr with a

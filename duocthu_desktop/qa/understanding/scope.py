@@ -25,7 +25,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     ROLE_QUESTION_WORDS,
     SMALLTALK_PHRASES,
 )
-from duocthu_desktop.qa.understanding.textmatch import Text, any_of, find, has_diacritics
+from duocthu_desktop.qa.understanding.textmatch import Text, any_of, find, has_diacritics, without_terms
 from duocthu_desktop.text import fold
 
 __all__ = [
@@ -47,19 +47,8 @@ _SENTENCE = re.compile(r"[^.!?\n]+[.!?\n]*")
 _NON_HUMAN_FOLDED = re.compile(r"\bcho (?:meo|cho|cun|heo)\b|\b(?:meo|cho) nha (?:toi|minh|em)\b")
 
 
-def _without_terms(text: Text, terms: tuple[str, ...]) -> Text:
-    """The text with each of `terms` blanked where it stands."""
-    norm = text.norm
-    for term in terms:
-        m = find(Text.of(norm), term)
-        while m is not None:
-            norm = norm[: m.start()] + " " * (m.end() - m.start()) + norm[m.end() :]
-            m = find(Text.of(norm), term)
-    return text if norm == text.norm else Text.of(norm)
-
-
 def is_non_human(text: Text) -> bool:
-    text = _without_terms(text, NOT_ANIMAL_TERMS)  # "ngủ gà" is drowsiness, not a chicken
+    text = without_terms(text, NOT_ANIMAL_TERMS)  # "ngủ gà" is drowsiness, not a chicken
     if not text.accented and _NON_HUMAN_FOLDED.search(text.folded):
         return True
     for phrase in NON_HUMAN_PHRASES:
