@@ -773,3 +773,32 @@ def test_a_later_turn_naming_another_case_of_a_family_replaces_the_earlier_one()
     # a weight is no severity; a turn naming no case changes nothing
     assert cases_replaced("bé nặng 18 kg viêm phổi nặng", "nhẹ thôi") == "bé nặng 18 kg viêm phổi"
     assert cases_replaced("liều khởi đầu cho trẻ em", "còn suy thận thì sao") == "liều khởi đầu cho trẻ em"
+
+
+def test_a_regimen_started_by_another_route_is_not_the_dose_by_the_route_it_goes_on_with() -> None:
+    """"Tiêm bắp khởi đầu ..., sau đó tiếp tục truyền tĩnh mạch": asked for the intravenous dose, the statements
+    that start intravenously are the dose; the one that starts intramuscularly is not."""
+    rows = read("Người lớn:\nTiêm tĩnh mạch khởi đầu 1 - 4,5 mg/kg, tiêm trong 60 giây.\n"
+                "Truyền tĩnh mạch liên tục 0,1 - 0,5 mg/phút.\n"
+                "Tiêm bắp khởi đầu 6,5 - 13 mg/kg, sau đó tiếp tục truyền tĩnh mạch 0,5 mg/phút.")
+    texts = _texts(choose(rows, Patient(population="nguoi_lon", route="tiem_tinh_mach",
+                                        question="người lớn tiêm tĩnh mạch liều")).rows)
+    assert any("1 - 4,5 mg/kg" in t for t in texts) and not any("6,5 - 13 mg/kg" in t for t in texts)
+    im = _texts(choose(rows, Patient(population="nguoi_lon", route="tiem_bap",
+                                     question="người lớn tiêm bắp liều")).rows)
+    assert any("6,5 - 13 mg/kg" in t for t in im) and not any("1 - 4,5 mg/kg" in t for t in im)
+
+
+def test_an_indication_said_by_the_words_its_heading_opens_with_narrows_to_it() -> None:
+    rows = [_row("Gây mê toàn thân: Người lớn: tiêm tĩnh mạch 2 mg/kg.", indication="Gây mê toàn thân",
+                 population="nguoi_lon", route=["tiem_tinh_mach"], headings=["Gây mê toàn thân"]),
+            _row("Tác dụng an thần và giảm đau: Người lớn: tiêm tĩnh mạch 0,5 mg/kg.",
+                 indication="Tác dụng an thần và giảm đau", population="nguoi_lon", route=["tiem_tinh_mach"],
+                 headings=["Tác dụng an thần và giảm đau"])]
+    fit = choose(rows, Patient(population="nguoi_lon", route="tiem_tinh_mach",
+                               question="người lớn cần gây mê nhanh, tiêm tĩnh mạch bao nhiêu"))
+    assert _texts(fit.rows) == ["Gây mê toàn thân: Người lớn: tiêm tĩnh mạch 2 mg/kg."]
+    # a generic opening word said alone names nothing: both headings stand
+    both = choose(rows, Patient(population="nguoi_lon", route="tiem_tinh_mach", question="người lớn tác dụng gì"))
+    assert len(both.rows) == 2 or both.ask_indication
+

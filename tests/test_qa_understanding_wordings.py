@@ -147,3 +147,19 @@ def test_anaesthesia_given_is_no_effect_caused_and_no_condition(catalog: Catalog
 
 def test_a_drug_causing_a_symptom_is_still_its_adverse_effects(catalog: Catalog) -> None:
     assert understand("Paracetamol có gây buồn nôn không?", catalog).section_key == "tac_dung_khong_mong_muon"
+
+
+@pytest.mark.parametrize(("text", "route"), [("boi kem len da ngay may lan", "boi"), ("bôi gel vào vùng da", "boi"),
+                                              ("bôi tại chỗ thế nào", "boi"), ("bi boi thuoc khac roi", None),
+                                              ("gay boi ngã, uống thuốc gì", "uong")])
+def test_applying_to_the_skin_typed_without_diacritics_is_the_topical_route(text: str, route: str | None) -> None:
+    """'boi' is also 'bởi' (by): it names the topical route only before what is applied or where."""
+    assert extractors.extract_route(Text.of(text)) == route
+
+
+def test_skin_and_soft_tissue_as_clinicians_say_it_reads_as_the_books_headings() -> None:
+    from duocthu_desktop.qa.understanding.lexicon import condition_variants
+
+    variants = condition_variants("nhiễm khuẩn da và mô mềm")
+    assert any("ngoài da và các mô liên kết" in v for v in variants)
+    assert any("da và cấu trúc da" in v for v in variants)

@@ -610,6 +610,11 @@ def _by_route(candidates: list[DoseRow], rows: list[DoseRow], p: Patient, fit: F
             if same and alike not in candidates:
                 candidates = sorted([*candidates, alike], key=rows.index)
             routed += same + ([alike] if same and alike not in routed else [])
+        starting = [r for r in routed if not _started_by_another_route(r, p.route)]
+        if starting and len(starting) < len(routed):
+            # "Tiêm bắp khởi đầu là 2 - 4 mg/kg, sau đó tiếp tục truyền tĩnh mạch ...": a regimen that only goes on
+            # by the route asked starts by another; the statements that start by it are the dose asked
+            routed = starting
         if not routed and not (len(routes_here) <= 1 and not any(r.route for r in candidates)):
             fit.no_dose_for_route = True
             fit.ask_route = _routes([r for r in candidates if r.kind in DOSE_KINDS]) or _routes(
@@ -729,6 +734,20 @@ def _by_liver_grade(hepatic: list[DoseRow], p: Patient) -> list[DoseRow]:
     return [r for r in hepatic if r in own or not _liver_grades(r.text)]
 
 
+# What a statement goes on with after its first dose ("..., sau đó tiếp tục truyền tĩnh mạch ...").
+_THEN = re.compile(r"\b(?:sau đó|tiếp theo|tiếp đó)\b", re.IGNORECASE)
+
+
+def _started_by_another_route(row: DoseRow, route: str) -> bool:
+    """The statement names a route before its "sau đó" and the route asked is not that one: it starts by
+    another route and reaches the one asked only after."""
+    then = _THEN.search(row.text)
+    if then is None:
+        return False
+    before = routes_in(row.text[: then.start()])
+    return bool(before) and not route_matches(route, before)
+
+
 def _continuations(kept: list[DoseRow], pool: list[DoseRow]) -> list[DoseRow]:
     """The statements of `pool` with no route that go on a regimen kept for its route: under the very headings of
     a kept routed statement and for its very band ("Liều cho trẻ em từ 6 đến 12 tuổi" > "Bắt đầu uống ..." then
@@ -836,6 +855,10 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
             # "Đau, sốt" beside "Đau sau phẫu thuật", the question saying "sốt": a short word of one heading's list
             # that no other heading prints tells them apart ("đau", printed in both, does not)
             partial = _named_by_own_word(list(scores), said)
+        if not full and not partial:
+            # "cần gây mê nhanh" beside "Gây mê toàn thân" and "Tác dụng dịu thần kinh và giảm đau": the words a
+            # heading opens with, said together and printed in no other heading, name it
+            partial = _named_by_opening_phrase(list(scores), said)
         pool: list[DoseRow] = chosen
         narrowed_by: str | None = None
         for label in full + (partial if len(partial) == 1 else []):
@@ -973,6 +996,28 @@ def _naming_score(indication: str, said: list[str]) -> float:
     words = specific(indication)
     found = sum(1 for w in words if present(w))
     return found / len(words) if found >= 2 and found * 5 >= len(words) * 3 else 0.0
+
+
+# Words a heading frames its case with ("Tác dụng an thần ...", "Liều dùng trong ..."): no case of their own.
+_FRAMING_WORDS = _GENERIC_CONDITION_WORDS | frozenset("tac dung lieu luong thuoc trong khi".split())
+
+
+def _named_by_opening_phrase(headings: list[str], said: list[str]) -> list[str]:
+    """The one heading among `headings` one of whose alternatives opens with two words or more that the question
+    says together, one of them specific, and that no other heading prints together; [] when none or several."""
+    folded = {h: " ".join(fold(w) for w in re.findall(r"\w+", h.lower())) for h in headings}
+    named = []
+    for h in headings:
+        for alternative in re.split(r"[,;()]|\s(?:hoặc|và)\s", h):
+            words = [w.lower() for w in re.findall(r"\w+", alternative)]
+            opening = next((words[:k] for k in range(len(words) - 1, 1, -1) if _phrase_said(words[:k], said)), [])
+            if not opening or all(fold(w) in _FRAMING_WORDS or len(w) < 2 for w in opening):
+                continue
+            phrase = " ".join(fold(w) for w in opening)
+            if not any(re.search(rf"\b{re.escape(phrase)}\b", folded[o]) for o in headings if o != h):
+                named.append(h)
+                break
+    return named if len(named) == 1 else []
 
 
 def _specificity(heading: str, said: list[str]) -> tuple[int, int]:

@@ -406,6 +406,13 @@ ROUTE_PHRASES: tuple[tuple[str, str], ...] = (
     ("thuốc mỡ", "boi"),
     ("mỡ bôi", "boi"),
     ("gel bôi", "boi"),
+    # "bôi" folds to "boi", also "bởi" (by): typed without diacritics it is read only before what is applied
+    ("bôi kem", "boi"),
+    ("bôi gel", "boi"),
+    ("bôi mỡ", "boi"),
+    ("bôi lên", "boi"),
+    ("bôi vào", "boi"),
+    ("bôi tại chỗ", "boi"),
     ("ngoài da", "boi"),
     ("đường uống", "uong"),
     ("uống", "uong"),
@@ -710,6 +717,8 @@ CONDITION_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("đau nửa đầu", "migraine"),
     ("mất ngủ", "khó ngủ"),
     ("chàm", "eczema"),  # the book prints both ("chàm (eczema)", "eczema cấp và mạn")
+    # skin and soft-tissue infections, as clinicians say them and as dosage headings print them
+    ("da và mô mềm", "da, mô mềm", "da mô mềm", "ngoài da và các mô liên kết", "da và cấu trúc da"),
     ("chống viêm không steroid", "kháng viêm không steroid", "giảm đau kháng viêm", "NSAID", "NSAIDs"),
 )
 # A named form of a condition and the general condition the book's warnings print for it: a patient with the
