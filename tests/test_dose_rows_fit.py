@@ -802,3 +802,60 @@ def test_an_indication_said_by_the_words_its_heading_opens_with_narrows_to_it() 
     both = choose(rows, Patient(population="nguoi_lon", route="tiem_tinh_mach", question="người lớn tác dụng gì"))
     assert len(both.rows) == 2 or both.ask_indication
 
+
+
+def test_an_indication_said_by_words_inside_its_heading_narrows_to_it() -> None:
+    rows = [_row("Người lớn: tiêm dưới da 50 đơn vị/kg, tuần 3 lần.", indication="Thiếu máu ở người bệnh suy thận mạn",
+                 population="nguoi_lon", route=["tiem_duoi_da"], headings=["Thiếu máu ở người bệnh suy thận mạn"]),
+            _row("Người lớn: tiêm dưới da 150 đơn vị/kg, 3 lần/tuần.", indication="Thiếu máu do hóa trị liệu ung thư",
+                 population="nguoi_lon", route=["tiem_duoi_da"], headings=["Thiếu máu do hóa trị liệu ung thư"])]
+    fit = choose(rows, Patient(population="nguoi_lon", question="bn đang hóa trị, thiếu máu, liều khởi đầu bao nhiêu"))
+    assert _texts(fit.rows) == ["Người lớn: tiêm dưới da 150 đơn vị/kg, 3 lần/tuần."]
+    # words every heading prints ("thiếu máu") name none of them
+    both = choose(rows, Patient(population="nguoi_lon", question="bn thiếu máu liều bao nhiêu"))
+    assert len(both.rows) == 2 or both.ask_indication
+
+
+RENAL_TABLE_WITH_CASES = ("Độ thanh thải creatinin (ml/phút) | Liều\n> 60 | 3 g, cứ 4 giờ /1 lần\n"
+                          "30 - 60 | 2 g, cứ 4 giờ /1 lần\n< 10 | 2 g, cứ 12 giờ /1 lần\n"
+                          "< 10 có kèm rối loạn chức năng gan | 2 g, cứ 24 giờ /1 lần\n"
+                          "Thẩm tách máu | 2 g, cứ 12 giờ 1 lần\nThẩm tách màng bụng | 3 g, cứ 12 giờ /1 lần")
+
+
+def test_a_renal_table_with_lines_named_by_words_reads_its_clearance_bands_cleanly() -> None:
+    """Lines named by words ("Thẩm tách máu") are cases beside the bands: the Clcr's line still reads cleanly; a band
+    a qualifier sets apart ("< 10 có kèm rối loạn chức năng gan") is the line only for a patient said to have it."""
+    from duocthu_desktop.dosage.fit import table_row_for_patient
+    from duocthu_desktop.dosage.rows import RenalBand
+
+    text = RENAL_TABLE_WITH_CASES
+    table = _row(text, renal=RenalBand(), quarantined=True, kind="adjustment")
+    lines, clean = table_row_for_patient(table, text, 45, (), "clcr 45 liều")
+    assert [text[s:e] for s, e in lines] == ["30 - 60 | 2 g, cứ 4 giờ /1 lần"] and clean
+    lines, clean = table_row_for_patient(table, text, 8, (), "clcr 8 liều")
+    assert [text[s:e] for s, e in lines] == ["< 10 | 2 g, cứ 12 giờ /1 lần"] and clean
+    lines, clean = table_row_for_patient(table, text, 8, (), "bn clcr 8 kèm suy gan liều")
+    assert [text[s:e] for s, e in lines] == ["< 10 có kèm rối loạn chức năng gan | 2 g, cứ 24 giờ /1 lần"] and clean
+
+
+def test_a_renal_tables_dialysis_line_is_the_one_of_the_dialysis_the_question_names() -> None:
+    from duocthu_desktop.dosage.fit import table_row_for_patient
+    from duocthu_desktop.dosage.rows import RenalBand
+
+    text = RENAL_TABLE_WITH_CASES
+    table = _row(text, renal=RenalBand(), quarantined=True, kind="adjustment")
+    for question in ("bn thẩm phân phúc mạc liều bao nhiêu", "bn loc mang bung lieu"):
+        lines, clean = table_row_for_patient(table, text, None, (), question)
+        assert [text[s:e] for s, e in lines] == ["Thẩm tách màng bụng | 3 g, cứ 12 giờ /1 lần"] and clean
+    lines, _ = table_row_for_patient(table, text, None, (), "bn chạy thận nhân tạo liều")
+    assert [text[s:e] for s, e in lines] == ["Thẩm tách máu | 2 g, cứ 12 giờ 1 lần"]
+    assert table_row_for_patient(table, text, None, (), "bn suy thận liều") == ([], False)
+
+
+def test_a_patient_with_kidneys_and_liver_impaired_gets_the_renal_bands_beside_the_liver_guidance() -> None:
+    rows = read("Người lớn: 3 g cách 4 giờ.\nSuy gan: Giảm liều ở người suy gan.\n"
+                "Suy thận:\nClcr 10 - 30 ml/phút: 2 g cách 8 giờ.\nClcr < 10 ml/phút: 2 g cách 12 giờ.")
+    texts = _texts(choose(rows, Patient(clcr=8, renal_impairment=True, hepatic_impairment=True,
+                                        question="clcr 8 kèm suy gan liều")).rows)
+    assert any("cách 12 giờ" in t for t in texts) and any("Giảm liều ở người suy gan" in t for t in texts)
+    assert not any("3 g cách 4 giờ" in t or "cách 8 giờ" in t for t in texts)

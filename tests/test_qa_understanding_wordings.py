@@ -163,3 +163,11 @@ def test_skin_and_soft_tissue_as_clinicians_say_it_reads_as_the_books_headings()
     variants = condition_variants("nhiễm khuẩn da và mô mềm")
     assert any("ngoài da và các mô liên kết" in v for v in variants)
     assert any("da và cấu trúc da" in v for v in variants)
+
+
+@pytest.mark.parametrize(("text", "population"), [("tre de non nhe can thieu mau lieu", "so_sinh"),
+                                                   ("bé sinh non 2 tuần tuổi", "so_sinh"),
+                                                   ("trẻ thiếu tháng 1,5 kg", "so_sinh"),
+                                                   ("sản phụ dọa đẻ non dùng thuốc gì", None)])
+def test_a_baby_born_early_is_a_newborn_and_a_mother_in_preterm_labour_is_not(text: str, population: str | None) -> None:
+    assert extractors.extract_population(Text.of(text)) == population

@@ -359,7 +359,8 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
     if (p.clcr is not None or p.dialysis or p.renal_impairment) and renal:
         fit.specific = True
         # the renal bands only: a normal-function ceiling beside them would read as this patient's limit
-        candidates = _by_dialysis_kind(_by_clearance(renal, p), p)
+        liver = [r for r in candidates if p.hepatic_impairment and r.hepatic and r not in renal]
+        candidates = _by_dialysis_kind(_by_clearance(renal, p), p) + liver
     else:
         # a heading for both organs ("Suy thận hoặc suy gan: Liều ... phải giảm") speaks to a liver patient too,
         # but not its clearance bands
@@ -374,8 +375,11 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
                              "dưới đây là liều sách ghi, cần đối chiếu phần Thận trọng.")
     hepatic = [r for r in candidates if r.hepatic]
     if p.hepatic_impairment and hepatic:
+        # what the book says for an impaired liver, not the usual doses; for a patient whose kidneys are impaired
+        # too, beside the renal bands chosen for him ("< 10 có kèm rối loạn chức năng gan" is a renal table's line)
+        kidneys = [r for r in candidates if not r.hepatic] if fit.specific else []
         fit.specific = True
-        candidates = _by_liver_grade(hepatic, p)  # what the book says for an impaired liver, not the usual doses
+        candidates = kidneys + _by_liver_grade(hepatic, p)
     else:
         # a heading for both organs ("Suy thận hoặc suy gan:") doses a kidney patient too
         candidates = [r for r in candidates if not r.hepatic or (fit.specific and r.renal is not None)]
@@ -856,9 +860,9 @@ def _asked_indication(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
             # that no other heading prints tells them apart ("đau", printed in both, does not)
             partial = _named_by_own_word(list(scores), said)
         if not full and not partial:
-            # "cần gây mê nhanh" beside "Gây mê toàn thân" and "Tác dụng dịu thần kinh và giảm đau": the words a
-            # heading opens with, said together and printed in no other heading, name it
-            partial = _named_by_opening_phrase(list(scores), said)
+            # "cần gây mê nhanh" beside "Gây mê toàn thân" and "Tác dụng dịu thần kinh và giảm đau": words of a
+            # heading said together and printed together in no other heading name it
+            partial = _named_by_phrase(list(scores), said)
         pool: list[DoseRow] = chosen
         narrowed_by: str | None = None
         for label in full + (partial if len(partial) == 1 else []):
@@ -1002,22 +1006,27 @@ def _naming_score(indication: str, said: list[str]) -> float:
 _FRAMING_WORDS = _GENERIC_CONDITION_WORDS | frozenset("tac dung lieu luong thuoc trong khi".split())
 
 
-def _named_by_opening_phrase(headings: list[str], said: list[str]) -> list[str]:
-    """The one heading among `headings` one of whose alternatives opens with two words or more that the question
-    says together, one of them specific, and that no other heading prints together; [] when none or several."""
+def _named_by_phrase(headings: list[str], said: list[str]) -> list[str]:
+    """The one heading among `headings` one of whose alternatives prints two words or more, one of them specific,
+    that the question says together and that no other heading prints together ("gây mê" of "Gây mê toàn thân",
+    "hóa trị" of "Thiếu máu do hóa trị liệu ung thư"); [] when none or several."""
     folded = {h: " ".join(fold(w) for w in re.findall(r"\w+", h.lower())) for h in headings}
     named = []
     for h in headings:
         for alternative in re.split(r"[,;()]|\s(?:hoặc|và)\s", h):
             words = [w.lower() for w in re.findall(r"\w+", alternative)]
-            opening = next((words[:k] for k in range(len(words) - 1, 1, -1) if _phrase_said(words[:k], said)), [])
-            if not opening or all(fold(w) in _FRAMING_WORDS or len(w) < 2 for w in opening):
-                continue
-            phrase = " ".join(fold(w) for w in opening)
-            if not any(re.search(rf"\b{re.escape(phrase)}\b", folded[o]) for o in headings if o != h):
+            if any(_names_uniquely(words[i : i + k], h, folded, said)
+                   for k in range(len(words) - 1, 1, -1) for i in range(len(words) - k + 1)):
                 named.append(h)
                 break
     return named if len(named) == 1 else []
+
+
+def _names_uniquely(phrase: list[str], heading: str, folded: dict[str, str], said: list[str]) -> bool:
+    if all(fold(w) in _FRAMING_WORDS or len(w) < 2 for w in phrase) or not _phrase_said(phrase, said):
+        return False
+    printed = re.compile(rf"\b{re.escape(' '.join(fold(w) for w in phrase))}\b")
+    return not any(printed.search(text) for other, text in folded.items() if other != heading)
 
 
 def _specificity(heading: str, said: list[str]) -> tuple[int, int]:
@@ -1435,7 +1444,7 @@ _CASE_FAMILIES: tuple[tuple[tuple[str, str], ...], ...] = (
     (("attack", r"tan cong|khoi dau|ban dau|lieu nap|lieu dau"), ("maintain", r"duy tri")),
     (("young", r"tre nho|nhu nhi|tre bu me"), ("older", r"tre lon|thieu nien")),
     # which dialysis: through the peritoneum, or of the blood
-    (("peritoneal", r"mang bung"),
+    (("peritoneal", r"mang bung|phuc mac"),
      ("haemodialysis", r"(?:tham tach|tham phan|loc) (?:qua )?mau|chay than nhan tao|than nhan tao")),
 )
 # "cân nặng", "nặng 8 kg", "nặng hơn": a weight, not a severity
@@ -1670,20 +1679,67 @@ def table_row_for_patient(row: DoseRow, chunk_text: str, clcr: float | None, lab
         value = clcr
     else:
         value = header_lab_value(chunk_text, lines[0], labs)
-    if value is None:
-        return table_lines_named(row, chunk_text, question), False
     body = lines[1:]
-    bands = [table_cell_band(chunk_text[a:b].split("|")[0]) for a, b in body]
-    holding = lines_holding(chunk_text, body, value)
+    first_cells = [chunk_text[a:b].split("|")[0] for a, b in body]
+    if value is None:
+        named = _dialysis_line(body, first_cells, question)
+        if named:
+            return named, _reads_whole(chunk_text, header, body, named[0])
+        return table_lines_named(row, chunk_text, question), False
+    # a line named by its words alone ("Thẩm tách máu") is a case beside the bands, never one of them
+    bands = [table_cell_band(cell) for cell in first_cells if re.search(r"\d", cell)]
+    holding = _qualified_as_said(lines_holding(chunk_text, body, value), chunk_text, question)
     if len(holding) != 1:
         return [], False
-    cells = chunk_text[holding[0][0] : holding[0][1]].split("|")
     # a table of single values ("40 | 620", "30 | 465") is read between its lines, and a clearance per body
     # surface ("ml/phút/1,73m2") is not the one the person gave: both left to the PDF
     per_surface = bool(_PER_SURFACE.search(header.split("|")[0]))
-    clean = (not per_surface and len(body) <= SMALL_TABLE_LINES and all(b and b[0] < b[1] for b in bands)
-             and len(cells) == header.count("|") + 1 and all(c.strip() for c in cells[:2]))
-    return holding, clean
+    clean = not per_surface and all(b and b[0] < b[1] for b in bands)
+    return holding, clean and _reads_whole(chunk_text, header, body, holding[0])
+
+
+def _reads_whole(text: str, header: str, body: list[tuple[int, int]], line: tuple[int, int]) -> bool:
+    """A small table's line with every column of its header, the first two printing something."""
+    cells = text[line[0] : line[1]].split("|")
+    return (len(body) <= SMALL_TABLE_LINES and len(cells) == header.count("|") + 1
+            and all(c.strip() for c in cells[:2]))
+
+
+# the words a band's first cell closes with that qualify it ("< 10 có kèm rối loạn chức năng gan"), not its unit
+_CELL_UNIT = re.compile(r"\(?\s*ml\s*/\s*(?:phut|min)\s*\)?|\bml\b|\bphut\b")
+_QUALIFIER_STOP = frozenset("o va do trong khi cua cho voi la nhung cac mot co kem roi loan chuc nang suy benh nguoi".split())
+
+
+def _cell_qualifier(cell: str) -> list[str]:
+    m = _CELL_BAND.match(cell)
+    if not m:
+        return []
+    rest = _CELL_UNIT.sub(" ", fold(cell[m.end(3) if m.group(4) is None else m.end(4) :]))
+    return [w for w in re.findall(r"[a-z]+", rest) if w not in _QUALIFIER_STOP]
+
+
+def _qualified_as_said(holding: list[tuple[int, int]], text: str, question: str) -> list[tuple[int, int]]:
+    """Among the lines whose band holds the patient's value, those a qualifier sets apart ("< 10 có kèm rối loạn
+    chức năng gan" beside "< 10"): the qualified line when the question says its words, else the plain one."""
+    if len(holding) < 2:
+        return holding
+    said = {fold(w) for w in _said_words(question)}
+    qualifiers = {line: _cell_qualifier(text[line[0] : line[1]].split("|")[0]) for line in holding}
+    if not any(qualifiers.values()):
+        return holding
+    own = [line for line, words in qualifiers.items() if words and all(w in said for w in words)]
+    return own or [line for line, words in qualifiers.items() if not words]
+
+
+def _dialysis_line(body: list[tuple[int, int]], first_cells: list[str], question: str) -> list[tuple[int, int]]:
+    """The one line whose first cell names the dialysis the question names ("Thẩm tách màng bụng" for "bn lọc
+    màng bụng", "thẩm phân phúc mạc"); [] when the question names no dialysis or no single line is its."""
+    if not names_dialysis(question):
+        return []
+    asked = _members(question) & {"peritoneal", "haemodialysis"}
+    found = [line for line, cell in zip(body, first_cells, strict=True)
+             if names_dialysis(cell) and _members(cell) & asked]
+    return found if len(found) == 1 else []
 
 
 # "..., cứ 12 giờ một lần với trẻ dưới 1 tuần tuổi, hoặc tiếp theo là 10 mg/kg, cứ 8 giờ một lần cho trẻ từ 1 tuần

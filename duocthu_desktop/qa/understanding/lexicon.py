@@ -301,6 +301,17 @@ WHOLE_SECTION_PHRASES: tuple[str, ...] = ("toàn bộ", "tất cả", "đầy đ
 POPULATION_PHRASES: tuple[tuple[str, str], ...] = (
     ("trẻ sơ sinh", "so_sinh"),
     ("sơ sinh", "so_sinh"),
+    # a baby born early is a newborn of the book's preterm bands; "dọa đẻ non", "sản phụ sinh non" are the mother
+    ("trẻ đẻ non", "so_sinh"),
+    ("bé đẻ non", "so_sinh"),
+    ("trẻ sinh non", "so_sinh"),
+    ("bé sinh non", "so_sinh"),
+    ("trẻ thiếu tháng", "so_sinh"),
+    ("bé thiếu tháng", "so_sinh"),
+    ("trẻ non tháng", "so_sinh"),
+    ("bé non tháng", "so_sinh"),
+    ("thiếu tháng", "so_sinh"),
+    ("non tháng", "so_sinh"),
     ("người cao tuổi", "nguoi_cao_tuoi"),
     ("người già", "nguoi_cao_tuoi"),
     ("cao tuổi", "nguoi_cao_tuoi"),
