@@ -859,3 +859,10 @@ def test_a_patient_with_kidneys_and_liver_impaired_gets_the_renal_bands_beside_t
                                         question="clcr 8 kèm suy gan liều")).rows)
     assert any("cách 12 giờ" in t for t in texts) and any("Giảm liều ở người suy gan" in t for t in texts)
     assert not any("3 g cách 4 giờ" in t or "cách 8 giờ" in t for t in texts)
+
+
+def test_an_injection_of_another_drug_first_is_no_other_route_the_statement_starts_by() -> None:
+    rows = read("Sốc Z: Bao giờ cũng phải tiêm thuốc W đầu tiên và sau đó có thể tiêm tĩnh mạch 100 - 300 mg.\n"
+                "Hen cấp: Tiêm bắp 100 mg, sau đó tiêm tĩnh mạch 200 mg.\nHen nặng: Tiêm tĩnh mạch 500 mg.")
+    texts = _texts(choose(rows, Patient(route="tiem_tinh_mach", question="sốc z tiêm tĩnh mạch bao nhiêu")).rows)
+    assert any("100 - 300 mg" in t for t in texts)

@@ -171,3 +171,12 @@ def test_skin_and_soft_tissue_as_clinicians_say_it_reads_as_the_books_headings()
                                                    ("sản phụ dọa đẻ non dùng thuốc gì", None)])
 def test_a_baby_born_early_is_a_newborn_and_a_mother_in_preterm_labour_is_not(text: str, population: str | None) -> None:
     assert extractors.extract_population(Text.of(text)) == population
+
+
+def test_dung_typed_without_diacritics_is_using_not_stopping(catalog: Catalog) -> None:
+    """'dung' is 'dùng' (use) as often as 'dừng' (stop): typed bare, a may-I stays the contraindications."""
+    from duocthu_desktop.qa.understanding.section_asked import sentence_ask
+
+    assert sentence_ask(understand("bn hen suyen, dung paracetamol dc ko", catalog)) is None
+    stopping = sentence_ask(understand("Bệnh nhân hen, dừng paracetamol được không?", catalog))
+    assert stopping is not None and stopping.section == "chong_chi_dinh"

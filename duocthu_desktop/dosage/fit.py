@@ -748,7 +748,8 @@ def _started_by_another_route(row: DoseRow, route: str) -> bool:
     then = _THEN.search(row.text)
     if then is None:
         return False
-    before = routes_in(row.text[: then.start()])
+    # an injection with no site named ("phải tiêm adrenalin đầu tiên và sau đó ...") starts by no other route
+    before = [r for r in routes_in(row.text[: then.start()]) if r != "other"]
     return bool(before) and not route_matches(route, before)
 
 

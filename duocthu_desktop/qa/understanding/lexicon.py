@@ -847,7 +847,9 @@ GIVING_PHRASES: tuple[str, ...] = (
     "đóng băng", "nhiệt độ", "ánh sáng", "giữ", "bao lâu", "đã mở", "quên", "sót", "tiêm", "truyền", "chích",
 )
 # Stopping the drug ("cho ngưng luôn được không?"): how to stop is a sentence of the book, not the contraindications.
-STOPPING_PHRASES: tuple[str, ...] = ("ngưng", "ngừng", "dừng", "bỏ thuốc", "cắt thuốc", "thôi dùng", "thôi uống")
+STOPPING_PHRASES: tuple[str, ...] = ("ngưng", "ngừng", "bỏ thuốc", "cắt thuốc", "thôi dùng", "thôi uống")
+# "dừng" folds to "dung", also "dùng" (use): it stops the drug only as typed with its diacritics
+STOPPING_ACCENTED: tuple[str, ...] = ("dừng",)
 # A dose forgotten or missed: what to do then is a sentence of the book, not a dose row.
 # Words by which a turn naming no drug speaks of the patient or the case just asked about ("bn đã cắt tử cung",
 # "còn bn lọc màng bụng thì sao"): it goes on with the drug just answered. Bare words without them ("viêm phổi")

@@ -27,6 +27,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     QUESTION_CUES,
     ROUTE_PHRASES,
     SECTION_PHRASES,
+    STOPPING_ACCENTED,
     STOPPING_PHRASES,
     WHOLE_SECTION_PHRASES,
     expand_abbreviations,
@@ -182,6 +183,11 @@ def _patient_condition(frame) -> bool:
     return route_section(Text.of(frame.condition)).key is None
 
 
+def _stops(text: Text) -> bool:
+    """The question speaks of stopping the drug ("ngừng thuốc", "dừng"; "dung" typed bare is "dùng")."""
+    return any_of(text, STOPPING_PHRASES) or (text.accented and any_of(text, STOPPING_ACCENTED))
+
+
 def _other_facts(frame, labs: bool = True) -> bool:
     """Facts of a patient: the dose, contraindication and warning paths are built for them (a pregnancy or a
     child is first a matter of what the book forbids or warns for that patient); `labs`: lab values count."""
@@ -271,7 +277,7 @@ def sentence_ask(frame) -> SentenceAsk | None:
         # "có tiêm bắp được không?": a can-I question, not the contraindications, unless it names them
         # (a section no phrase chose was the contraindications by default, for a patient's condition: none here)
         if any_of(text, _CONTRA_PHRASES) or not (only_route or frame.route or any_of(text, GIVING_PHRASES)
-                                                 or any_of(text, STOPPING_PHRASES)):
+                                                 or _stops(text)):
             return None  # "có dùng aspirin giảm đau được không?" is whether it may be used: the contraindications
         # "bn loét ở mặt bôi X được không?": the patient's case beside the route; what the book forbids is
         # weighed first, then every section
