@@ -161,3 +161,11 @@ def test_a_kidney_band_under_a_joint_kidney_or_liver_heading_is_the_kidneys_by_i
     assert joint.renal is not None and joint.hepatic
     band = row(rows, "Người có tốc độ")
     assert band.renal is not None and band.renal.clcr_min == 10 and not band.hepatic
+
+
+def test_two_weight_bands_set_side_by_side_on_one_line_are_two_statements() -> None:
+    rows = read("Trẻ em:\nBệnh Y, liều dùng dựa theo trọng lượng cơ thể:\nTừ 10 tới 20 kg: 10 mg ≥ 20 kg: 10 hoặc 20 mg")
+    assert [r.text for r in rows] == ["Từ 10 tới 20 kg: 10 mg", "≥ 20 kg: 10 hoặc 20 mg"]
+    assert (rows[1].weight_kg.min, rows[1].weight_kg.max) == (20, None)
+    # a bound inside a statement ("trọng lượng ≥ 10 kg:") after no dose is no second band
+    assert len(read("Trẻ em 1 - 11 tuổi và trọng lượng ≥ 10 kg: Uống 10 mg, trong 8 tuần.")) == 1

@@ -866,3 +866,12 @@ def test_an_injection_of_another_drug_first_is_no_other_route_the_statement_star
                 "Hen cấp: Tiêm bắp 100 mg, sau đó tiêm tĩnh mạch 200 mg.\nHen nặng: Tiêm tĩnh mạch 500 mg.")
     texts = _texts(choose(rows, Patient(route="tiem_tinh_mach", question="sốc z tiêm tĩnh mạch bao nhiêu")).rows)
     assert any("100 - 300 mg" in t for t in texts)
+
+
+def test_prevention_printed_as_phong_before_what_it_prevents_is_told_from_treatment() -> None:
+    rows = read("Trẻ em:\nĐiều trị các đợt Z:\nDùng đường tĩnh mạch:\nTrẻ từ 1 - 18 tuổi: Tiêm tĩnh mạch 75 đvqt/kg.\n"
+                "Dùng đường tiêm dưới da:\nTrẻ từ 1 - 18 tuổi: Tiêm 250 đvqt/kg/lần, ngày 2 lần.\n"
+                "Phòng các đợt Z:\nTrẻ từ 1 - 18 tuổi: 100 đvqt/kg/lần, ngày 2 lần.")
+    fit = choose(rows, Patient(population="tre_em", age_years=10, weight_kg=30, condition="z",
+                               question="bé 10 tuổi 30kg cần dự phòng Z, liều?"))
+    assert not fit.ask_route and _texts(fit.rows) == ["Trẻ từ 1 - 18 tuổi: 100 đvqt/kg/lần, ngày 2 lần."]

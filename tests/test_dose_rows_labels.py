@@ -256,3 +256,13 @@ def test_a_band_label_opening_on_tren_is_not_read_as_opening_on_a_group() -> Non
     kind, f = classify("Trên 45 kg, bệnh lậu không biến chứng")
     assert kind == "indication" and f.weight is not None and f.weight.min == 45.0
     assert classify("Trên 2 tuổi")[0] == "group"
+
+
+def test_an_indication_heading_with_a_remark_on_its_doses_after_a_comma_is_that_indication() -> None:
+    """"Bệnh Y, liều dùng dựa theo trọng lượng cơ thể ...:" alone on its line heads the lines below as indication
+    "Bệnh Y"; the label that opened the paragraph before ("Bệnh X: Trẻ em ...: ...") no longer holds."""
+    rows = read("Trẻ em:\nBệnh X: Trẻ em 1 - 11 tuổi: Uống 10 mg, trong 8 tuần.\n"
+                "Bệnh Y trợt xước, liều dùng dựa theo trọng lượng cơ thể và dùng mỗi ngày một lần trong 8 tuần:\n"
+                "Từ 10 tới 20 kg: 10 mg.")
+    assert row(rows, "Từ 10 tới 20 kg").indication == "Bệnh Y trợt xước"
+    assert row(rows, "Bệnh X").indication == "Bệnh X"

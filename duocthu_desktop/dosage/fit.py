@@ -1441,7 +1441,8 @@ _CASE_FAMILIES: tuple[tuple[tuple[str, str], ...], ...] = (
     (("spread", r"lan toa|toan than|phat tan"), ("local", r"khu tru|tai cho")),
     (("acute", r"cap tinh|cap(?! cuu)"), ("chronic", r"man tinh|man(?! cam)")),
     (("severe", r"nang|tram trong|nghiem trong"), ("mild", r"nhe|vua|trung binh")),
-    (("prevent", r"du phong|phong ngua"), ("treat", r"dieu tri")),
+    # "Phòng các đợt huyết khối" beside "Điều trị các đợt huyết khối": "phòng" before what it prevents
+    (("prevent", r"du phong|phong ngua|phong(?= (?:cac|benh|huyet|nhiem|tranh|chong)\b)"), ("treat", r"dieu tri")),
     (("attack", r"tan cong|khoi dau|ban dau|lieu nap|lieu dau"), ("maintain", r"duy tri")),
     (("young", r"tre nho|nhu nhi|tre bu me"), ("older", r"tre lon|thieu nien")),
     # which dialysis: through the peritoneum, or of the blood

@@ -456,6 +456,9 @@ class SectionReader:
             for lab in labels:  # "Nhiễm vi khuẩn ... đường tiết niệu: Người lớn:" is two headings
                 kind, f = classify(lab.text)
                 kind = _heading_kind(kind, lab.text, f)
+                head = _indication_before_remark(lab.text) if kind == "note" else None
+                if head is not None:
+                    kind, f = classify(head)
                 if kind == "note" and len(labels) == 1 and _INTRO.search(fold(lab.text)) and self._intro(lab.text, f):
                     continue  # a sentence of its own line introducing the lines below, not a heading of remarks
                 self._heading(kind, lab.text, f, inline=False)
@@ -844,6 +847,19 @@ def _other_group(above: Fields, band: Fields) -> bool:
     """A band that names its own group ("Trẻ từ 1 tháng - 1 tuổi") is not nested in another group a label above
     named ("Trẻ sơ sinh:"); a bare age band ("Trên 2 tuổi") is."""
     return not band.age_only and band.population is not None and above.population not in (None, band.population)
+
+
+def _indication_before_remark(words: str) -> str | None:
+    """"Viêm thực quản trợt xước, liều dùng dựa theo trọng lượng cơ thể ...:" alone on its line: an indication
+    heading with a remark on its doses after the comma; the indication's words, or None when the words before the
+    first comma are no indication or what follows is no remark on the dose."""
+    head, comma, rest = words.partition(",")
+    if not comma or len(head.split()) < 2:
+        return None
+    if classify_rule(rest.strip())[2].name not in ("dose_remark", "dose_kind") \
+            or classify_rule(head.strip())[2].name != "indication":
+        return None
+    return head.strip()
 
 
 def _heading_kind(kind: str, words: str, f: Fields) -> str:

@@ -137,6 +137,9 @@ _LABEL = re.compile(r"[ \t]*([^\s:;.!?](?:[^:;.!?\n]|(?<=\b[A-Z])\.(?= [a-z])|\n
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZĐÀ-Ỹ0-9(])")
 _CLAUSE_END = re.compile(r";\s+(?=\S)")
 _COMMA_END = re.compile(r",\s+(?=\S)")
+# "Từ 10 tới 20 kg: 10 mg ≥ 20 kg: 10 hoặc 20 mg": a band's label right after the last band's dose, the two set
+# side by side on one line with no stop between
+_BAND_NEXT = re.compile(r"(?<=[^\W\d_])\s+(?=[≥≤<>]\s*\d+(?:,\d+)?\s*(?:kg|tuổi|tháng)\s*:)")
 
 
 @dataclass
@@ -230,8 +233,8 @@ def pieces(
     out: list[Piece] = []
     pos = start
     labels, body = labels_at(text, pos, end)
-    ends = sorted([*_CLAUSE_END.finditer(text, start, end), *_COMMA_END.finditer(text, start, end)],
-                  key=lambda m: m.start())
+    ends = sorted([*_CLAUSE_END.finditer(text, start, end), *_COMMA_END.finditer(text, start, end),
+                   *_BAND_NEXT.finditer(text, start, end)], key=lambda m: m.start())
     for m in ends:
         if m.start() < body:
             continue
