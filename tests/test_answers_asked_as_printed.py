@@ -15,6 +15,7 @@ from duocthu_desktop.qa.answers.comorbidities import Said, bears_on
 from duocthu_desktop.qa.answers.patient_warnings import warnings_for
 from duocthu_desktop.qa.understanding.extractors import extract_route
 from duocthu_desktop.qa.understanding.frame import QueryFrame
+from duocthu_desktop.qa.understanding.lexicon import expand_abbreviations
 from duocthu_desktop.qa.understanding.section_asked import SentenceAsk, route_section, sentence_ask
 from duocthu_desktop.qa.understanding.textmatch import Text
 from duocthu_desktop.retrieval.types import SectionResult
@@ -164,6 +165,28 @@ def test_a_condition_an_indication_rules_out_is_not_what_the_drug_is_given_for()
     # the indication's own conditions stay the reason for the question
     given_for = Said.of("Mở tử cung lấy thai dùng ketamin liều bao nhiêu?", ["ketamin"]).without(KETAMIN_INDICATION)
     assert not bears_on("Mở tử cung lấy thai.", given_for)
+
+
+@pytest.mark.parametrize(
+    ("question", "bears"),
+    [
+        ("bn K tuyến giáp (phụ thuộc TSH) kèm cường giáp, thuốc B khởi đầu bao nhiêu", True),
+        ("bn k tuyen giap (phu thuoc TSH), thuoc B dung sao", False),  # lower-case "k" is no abbreviation
+        ("bn K máu 5,8 mmol/l, thuốc B được không", False),  # "K máu" is the potassium
+        ("bn THA, thuoc B dung duoc ko", False),
+    ],
+)
+def test_the_wards_abbreviation_of_a_cancer_names_the_condition_printed(question: str, bears: bool) -> None:
+    """A capital K before the organ is "ung thư" as the ward types it; the item must be met as the book prints it."""
+    assert bears_on("Ung thư tuyến giáp phụ thuộc TSH.", Said.of(question, ["thuốc B"])) is bears
+
+
+def test_an_abbreviated_condition_is_read_written_out() -> None:
+    assert bears_on("Tăng huyết áp không kiểm soát được.", Said.of("bn THA, thuoc B dung duoc ko", ["thuoc B"]))
+    assert expand_abbreviations("thiếu vitamin K nặng") == "thiếu vitamin K nặng"
+    assert expand_abbreviations("K 5,8 mmol/l") == "K 5,8 mmol/l"
+    assert expand_abbreviations("carboplatin cho K phổi") == "carboplatin cho ung thư phổi"
+    assert expand_abbreviations("K buong trung") == "ung thu buong trung"
 
 
 # ---- routes and mixes -----------------------------------------------------------------------------------------

@@ -119,3 +119,14 @@ def test_the_name_after_hoi_chung_or_benh_is_a_disease_not_a_drug():
     assert cat.resolve("Hội chứng Zollinger-Ellison ở người lớn, liều zolmeran?").unknown == []
     assert cat.resolve("hoi chung Zollinger-Ellison liều bao nhiêu").unknown == []
     assert cat.resolve("bệnh nhân đang dùng rosuvastatin").unknown == ["rosuvastatin"]
+
+
+def test_a_vietnamese_title_said_without_its_last_word():
+    """"huyết thanh kháng nọc đa giá": the title "Huyết thanh kháng nọc X" said without its last word, a head no
+    other name of the book starts with; a head two titles share names neither."""
+    cat = Catalog([_mono("HUYẾT THANH KHÁNG NỌC RẮN"), _mono("KẼM OXYD")], [])
+    assert cat.resolve("huyet thanh khang noc da gia bat dau may lo").drug_ids == ["huyet_thanh_khang_noc_ran"]
+    assert cat.resolve("huyết thanh kháng nọc đa giá").drug_ids == ["huyet_thanh_khang_noc_ran"]
+    two = Catalog([_mono("HUYẾT THANH KHÁNG NỌC RẮN"), _mono("HUYẾT THANH KHÁNG NỌC BỌ CẠP")], [])
+    assert two.resolve("huyết thanh kháng nọc đa giá").drug_ids == []
+    assert two.resolve("huyết thanh kháng nọc rắn").drug_ids == ["huyet_thanh_khang_noc_ran"]

@@ -436,6 +436,32 @@ def test_an_organism_inside_the_condition_is_no_new_subject():
     assert not is_follow_up(other, remembered(PRIOR, "answerable", None, 0))
 
 
+def test_a_medicine_without_a_monograph_the_patient_takes_is_no_new_subject():
+    """'bn này đang uống pimozid' after a dose of thuốc A: a medicine the book lacks, said to be taken, is a fact of
+    the patient; thuốc A stays the subject, the name is what its warnings are searched for."""
+    prior = QueryFrame(question="thuốc A trầm cảm người lớn bắt đầu bao nhiêu", turn_type="dosing",
+                       drug_ids=["thuoc_a"], section_key="lieu_luong_cach_dung")
+    taking = QueryFrame(question="bn này đang uống Zolpex", turn_type="unknown", unknown_drugs=["Zolpex"],
+                        taking_names=["Zolpex"], route="uong")
+    assert is_follow_up(taking, remembered(prior, "answerable", None, 0))
+    merged = merge(prior, taking)
+    assert merged.drug_ids == ["thuoc_a"] and merged.taking_names == ["Zolpex"]
+    asked = taking.model_copy(update={"question": "còn Zolpex thì sao", "taking_names": []})
+    assert merge(prior, asked).drug_ids == [] and merge(prior, asked).unknown_drugs == ["Zolpex"]  # asked about
+
+
+def test_an_unknown_name_after_a_taking_cue_is_a_medicine_taken():
+    from duocthu_desktop.artifacts import Monograph
+    from duocthu_desktop.qa.understanding.catalog import Catalog
+    from duocthu_desktop.qa.understanding.question import understand
+
+    cat = Catalog([Monograph(drug_id="thuoc_a", title="THUỐC A", start_physical=1, end_physical=1, start_printed=1,
+                                end_printed=1)], [])
+    assert understand("bn đang uống cả Zolpex, 2 thuốc uống cách nhau sao", cat).taking_names == ["Zolpex"]
+    assert understand("bn nay dang dung Zolpex", cat).taking_names == ["Zolpex"]
+    assert understand("liều thuốc X123 cho người lớn?", cat).taking_names == []
+
+
 def test_a_follow_up_about_a_travellers_diarrhoea_is_a_clinical_question(catalog):
     """The book's own indication 'Ỉa chảy ở khách du lịch' names travel: asked with a group and a dose, naming no
     drug (a follow-up), it is no question off the subject."""

@@ -24,6 +24,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     PATIENT_CONDITION_NAMES,
     ROUTE_PHRASES,
     SALT_WORDS,
+    expand_abbreviations,
 )
 from duocthu_desktop.text import fold
 
@@ -93,7 +94,8 @@ class Said:
 
     @classmethod
     def of(cls, question: str, drop: list[str]) -> Said:
-        question = question[: MAX_TOKENS * 12]  # about MAX_TOKENS words
+        # "bn THA", "K tuyến giáp": the ward's abbreviations name the conditions the book writes out
+        question = expand_abbreviations(question[: MAX_TOKENS * 12])  # about MAX_TOKENS words
         folded = fold(question) == question.lower()
         text = fold(question) if folded else question.lower()
         # drugs and routes are not conditions ("truyền tĩnh mạch" is how, "tĩnh mạch" no disease), but a disease

@@ -333,9 +333,11 @@ def switches_drug(new: QueryFrame) -> bool:
 
 def named_unknowns(new: QueryFrame) -> list[str]:
     """The turn's words read as drugs the book lacks, less those inside the condition it names ("viêm đại tràng
-    do Clostridium difficile"): an organism or an eponym of the case is not a new subject."""
+    do Clostridium difficile") and those the patient is said to take: an organism or an eponym of the case, or a
+    medicine already taken, is not a new subject."""
     inside = " " + " ".join(fold(new.condition or "").lower().split()) + " "
-    return [u for u in new.unknown_drugs if f" {fold(u).lower()} " not in inside]
+    taken = {fold(t).lower() for t in new.taking_names}  # "bn đang uống X": a fact of the patient, not a subject
+    return [u for u in new.unknown_drugs if f" {fold(u).lower()} " not in inside and fold(u).lower() not in taken]
 
 
 def _adds_to_the_case(new: QueryFrame) -> bool:

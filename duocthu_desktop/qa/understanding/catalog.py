@@ -57,6 +57,8 @@ _GREEK_FORM = re.compile(r"(?<![a-z0-9])([a-z]+)[ -](alpha|alfa|beta|gamma|delta
 GREEK_MIN_TIMES = 3
 _FORM_SUFFIXES = FORM_SUFFIXES
 PREFIX_MIN_LETTERS = 4
+# A title of Vietnamese words said without its last word is named by at least this many of its first words
+TITLE_HEAD_MIN_WORDS = 4
 # A word the book uses in this many monographs is an ordinary word, never a brand or a name's prefix.
 COMMON_WORD_SPREAD = 3
 # Sections in which the book names other drugs: a Latin-shaped word a named drug's sections print is a drug
@@ -164,6 +166,8 @@ class Catalog:
         for by_drug in stems.values():
             if len(by_drug) == 1:  # "calci" of two calci salts names neither
                 self._add(next(iter(by_drug.values())))
+        for name in self._title_heads():
+            self._add(name)
         for name in self._spelling_variants(own_words):
             self._add(name)
         self._book_names = {key: n for key, n in self._names.items()}  # titles, INNs, parentheticals
@@ -286,6 +290,21 @@ class Catalog:
         for name in added:
             self._add(name)
         return added
+
+    def _title_heads(self) -> list[Name]:
+        """A title of Vietnamese words said without its last word ("huyết thanh kháng nọc" đa giá, for "Huyết
+        thanh kháng nọc rắn"): its first words, at least TITLE_HEAD_MIN_WORDS of them, when no other name of
+        the book starts with them."""
+        out = []
+        for name in [n for n in self._names.values() if n.kind == "title"]:
+            head = name.tokens[:-1]
+            if len(head) < TITLE_HEAD_MIN_WORDS or not all(is_vietnamese_word(t) for t in name.tokens):
+                continue
+            if any(key[: len(head)] == head and n.drug_id != name.drug_id for key, n in self._names.items()):
+                continue
+            spelled = name.spelled[:-1] if len(name.spelled) == len(name.tokens) else ()
+            out.append(Name(name.drug_id, " ".join(spelled or head).capitalize(), "stem", head, spelled))
+        return out
 
     def _salt_stem(self, name: Name) -> Name | None:
         """The name without its salt words ("Esmolol hydroclorid" -> "Esmolol"), when what is left is a drug-shaped

@@ -48,6 +48,9 @@ ABBREVIATIONS_ANY_CASE: tuple[tuple[str, str], ...] = (
     ("đc", "được"),
     ("ko", "không"),
 )
+# "K phổi", "K tuyến giáp": a capital K before the organ is "ung thư" on the ward; not "K máu" nor "K 5,8" (kali),
+# not "vitamin K"
+_CANCER_K = re.compile(r"(?<![\w+])(?<!vitamin )(?<!Vitamin )K(?= (?!máu|mau|huyết|huyet)[^\W\d_])")
 
 
 def expand_abbreviations(text: str) -> str:
@@ -61,7 +64,7 @@ def expand_abbreviations(text: str) -> str:
         text = re.sub(r"(?<!\w)" + re.escape(abbr) + r"(?!\w)", fold(full) if plain else full, text)
     for abbr, full in ABBREVIATIONS_ANY_CASE:
         text = re.sub(r"(?<!\w)" + re.escape(abbr) + r"(?!\w)", fold(full) if plain else full, text, flags=re.I)
-    return text
+    return _CANCER_K.sub("ung thu" if plain else "ung thư", text)
 
 
 # ---- sections ------------------------------------------------------------------------------------------------
@@ -856,6 +859,8 @@ STOPPING_ACCENTED: tuple[str, ...] = ("dừng",)
 # may open a new question and are not taken for one about that drug.
 CASE_REFERENCE_PHRASES: tuple[str, ...] = (
     "bn", "bệnh nhân", "người bệnh", "bệnh nhi", "nếu", "còn", "thì sao", "trường hợp", "ca này",
+    # what comes next in the same treatment ("đã kiểm soát được rồi, sau đó dùng tiếp thế nào?")
+    "sau đó", "tiếp theo", "dùng tiếp", "tiếp tục",
 )
 # The patient spoken of as "bệnh nhân" ("bn ĐTĐ type 2 mới chẩn đoán, khởi đầu liều bao nhiêu?"): on a ward a child
 # is "bệnh nhi", "bé", "trẻ" or an age, so with none of those the dose asked is an adult's, said so in the answer.

@@ -167,6 +167,7 @@ def understand(text: str, catalog: Catalog) -> QueryFrame:
         frame.section_key = INTERACTION
     if frame.turn_type == "dosing":
         _taken_as_context(frame, catalog)
+    _unknown_taken(frame, clean)
     frame = patient_facts.add_patient_facts(frame, clean.raw)
     if _names_nothing(frame):
         partner = _follow_up_partner(clean)
@@ -359,7 +360,8 @@ _RULED_OUT = re.compile(_RULED_OUT_WORDS)
 _RULED_OUT_FOLDED = re.compile(fold(_RULED_OUT_WORDS))
 
 
-_TAKING_WORDS = r"(?:đang (?:được )?(?:dùng|uống|tiêm|điều trị)(?: bằng| với)?|đã (?:dùng|uống))\s+(?:thuốc\s+)?$"
+_TAKING_WORDS = (r"(?:đang (?:được )?(?:dùng|uống|tiêm|điều trị)(?: bằng| với)?|đã (?:dùng|uống))\s+(?:cả\s+)?"
+                 r"(?:thuốc\s+)?$")
 _TAKING = re.compile(_TAKING_WORDS)
 _TAKING_FOLDED = re.compile(fold(_TAKING_WORDS))
 
@@ -418,6 +420,15 @@ def _taken_as_context(frame: QueryFrame, catalog: Catalog) -> None:
     frame.drug_ids = asked
     frame.drug_mentions = {d: m for d, m in frame.drug_mentions.items() if d in asked}
     frame.via_trade_name = {d: v for d, v in frame.via_trade_name.items() if d in asked}
+
+
+def _unknown_taken(frame: QueryFrame, text: Text) -> None:
+    """"bn này đang uống pimozid": a medicine the book has no monograph of, named as one the patient takes, is a
+    fact of the patient (its name is looked for in the asked drug's warnings), not a drug asked about."""
+    for name in frame.unknown_drugs:
+        found = _cue_before(text, name)
+        if found is not None and found[0] == "taking" and name.lower() not in map(str.lower, frame.taking_names):
+            frame.taking_names = [*frame.taking_names, name]
 
 
 def _dedupe(items: list[str]) -> list[str]:
