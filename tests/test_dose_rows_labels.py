@@ -266,3 +266,11 @@ def test_an_indication_heading_with_a_remark_on_its_doses_after_a_comma_is_that_
                 "Từ 10 tới 20 kg: 10 mg.")
     assert row(rows, "Từ 10 tới 20 kg").indication == "Bệnh Y trợt xước"
     assert row(rows, "Bệnh X").indication == "Bệnh X"
+
+
+def test_a_count_of_doses_at_a_frequency_is_a_dose_with_words_between() -> None:
+    """"dùng thêm 2 liều bổ sung mỗi 6 giờ": how many doses and how often, with words naming them between, is the
+    regimen, not an instruction; an interval with no count of doses ("Kiểm tra mỗi 6 giờ") stays an instruction."""
+    rows = read("Sau khi đạt được kiểm soát ban đầu, dùng thêm 2 liều bổ sung mỗi 6 giờ trong vòng 18 giờ.\n"
+                "Kiểm tra chỉ số Y mỗi 6 giờ.")
+    assert [r.kind for r in rows] == ["dose", "instruction"]

@@ -577,3 +577,17 @@ def test_may_this_patient_have_it_by_a_route_is_read_in_the_contraindications_fi
     answer = sentence_answer.answer(ask, frame, chunks, MONOGRAPH)
     assert [b.title for b in answer.blocks] == ["Testamin — Chống chỉ định"]
     assert "loét ở mặt" in answer.blocks[0].claims[0].text
+
+
+def test_a_may_i_of_how_fast_it_goes_in_is_answered_where_the_book_says_how_it_is_given():
+    """"tiêm TM testamin đẩy nhanh dc ko, tối thiểu bao lâu?": the dosage sentence printing the speed and the time
+    ("tiêm chậm ít nhất 15 giây"), not a contraindication that also prints a slow infusion over days."""
+    chunks = _with("chong_chi_dinh", "Trẻ em dưới 16 tuổi: không nên dùng; tuy nhiên có thể truyền tĩnh mạch chậm "
+                   "testamin trong thời gian 2 ngày sau phẫu thuật.", 1) + _with(
+        "lieu_luong_cach_dung", "Liều tiêm tĩnh mạch phải tiêm chậm ít nhất 15 giây.", 2)
+    for question in ("tiem TM testamin day nhanh dc ko, toi thieu bao lau",
+                     "tiêm tĩnh mạch testamin đẩy nhanh được không, tối thiểu bao lâu"):
+        frame = _frame(question, turn_type="drug_attribute", section_key="chong_chi_dinh", route="tiem_tinh_mach")
+        answer = sentence_answer.answer(SentenceAsk("focused", "chong_chi_dinh"), frame, chunks, MONOGRAPH)
+        shown = " ".join(c.text for b in answer.blocks for c in b.claims)
+        assert "tiêm chậm ít nhất 15 giây" in shown and "trong thời gian 2 ngày" not in shown, shown

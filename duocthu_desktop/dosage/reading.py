@@ -28,7 +28,7 @@ _NOT_AMOUNT_AFTER = re.compile(r"\s*/\s*(?:ml|lít|l|giờ|phút|h|dl|\d+\s*ml)(
 _PER_BEFORE = re.compile(r"/\s*$")  # the "100 ml" of "12 g/100 ml": the volume of a concentration
 # How often a dose is given: a dosing frequency is part of a regimen even with no amount ("Ngày bôi 5 lần").
 _FREQUENCY = re.compile(
-    r"\d+\s*(?:lần|liều)\s*(?:/|mỗi|một|trong)\s*(?:\d+\s*)?(?:ngày|giờ|tuần)|ngày\s*(?:\w+\s*)?\d+(?:\s*-\s*\d+)?\s*lần"
+    r"\d+\s*(?:lần|liều)(?:\s+(?!mỗi|một|trong)[^\W\d_]+){0,2}\s*(?:/|mỗi|một|trong)\s*(?:\d+\s*)?(?:ngày|giờ|tuần)|ngày\s*(?:\w+\s*)?\d+(?:\s*-\s*\d+)?\s*lần"
     r"|cách(?: nhau)?\s*\d+(?:\s*-\s*\d+)?\s*giờ|\d+\s*giờ\s*(?:/|một)\s*lần"
     r"|(?:nhắc|lặp) lại (?:\w+\s+)?sau\s*\d+(?:\s*-\s*\d+)?\s*giờ"
     r"|(?:ngày|mỗi ngày)\s+(?:một|hai|ba|bốn)\s+lần|(?:một|hai|ba|bốn)\s+lần\s+(?:mỗi|một|/)\s*ngày",

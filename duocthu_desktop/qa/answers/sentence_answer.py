@@ -73,12 +73,17 @@ MIN_COVERAGE_OF_KIND = 0.25  # a sentence printing the kind of figure asked for,
 # Cosine similarity (EmbeddingGemma, query vs document prompt) above which a sentence is taken to be about the
 # question; below `DENSE_FLOOR` it adds nothing.
 DENSE_SUPPORT = 0.5
+# A sentence the person said in other words ("còn dư để lần sau dùng tiếp" for "thuốc còn lại phải vứt bỏ"):
+# this close in meaning, it answers with this share of the question's words
+DENSE_STRONG = 0.62
+MIN_COVERAGE_STRONG_MEANING = 0.2
 DENSE_FLOOR = 0.3
 DENSE_WEIGHT = 0.8
 SECTION_WEIGHT = 0.15  # a named section's sentences: this much more, so they win a near-tie, never a clear loss
 DENSE_CANDIDATES = 6  # sentences embedded per question (the lexical best): about a second on two busy cores
 EMBED_CHARS = 300  # a sentence's head is what it is about; long dose sentences cost more than they tell
 MAX_SENTENCES = 3
+MAX_INTRODUCED = 5  # the lines shown after a lead that ends in ':'
 KEEP_WITHIN = 0.85  # further sentences shown when their score is this close to the best one's
 MAX_EMBEDDED = 4096  # sentence vectors kept in memory
 
@@ -120,9 +125,11 @@ class Scored:
         if self.kind_held and self.lexical >= MIN_COVERAGE_OF_KIND and self.dense is not None \
                 and self.dense >= DENSE_SUPPORT:
             return True  # the figure asked for, some of the words, and the meaning
-        # fewer of the question's words, but the same meaning; not when what it asks about is printed nowhere
-        return (self.lexical >= MIN_COVERAGE_WITH_MEANING and self.absent < MAX_ABSENT
-                and self.dense is not None and self.dense >= DENSE_SUPPORT)
+        if self.dense is None or self.absent >= MAX_ABSENT:
+            return False  # the meaning alone never answers what the monograph prints nowhere
+        # fewer of the question's words, but the same meaning; or few, in other words, but plainly the meaning
+        return (self.lexical >= MIN_COVERAGE_WITH_MEANING and self.dense >= DENSE_SUPPORT) or (
+            self.lexical >= MIN_COVERAGE_STRONG_MEANING and self.dense >= DENSE_STRONG)
 
 
 # ---- words ----------------------------------------------------------------------------------------------------
@@ -187,10 +194,15 @@ def _site_as_typed(said: str) -> bool:
     return fold(said) == said or said in _SITE_WORDS
 
 
+# "đẩy nhanh được không?", "tiêm nhanh": how fast it may go in, answered by the sentence that prints a speed
+SPEED_TERM = "zzspeed"
+_ASKS_SPEED = re.compile(r"(?<![^\W_])(?:(?:day|tiem|truyen|bom|dua)\s+(?:thuoc\s+)?nhanh|toc do)(?![^\W_])")
+_PRINTS_SPEED = re.compile(r"(?<!\w)(?:(?:tiêm|truyền|đưa thuốc|đẩy)(?: tĩnh mạch)? (?:chậm|nhanh)|tốc độ)(?!\w)",
+                           re.IGNORECASE)
 ANSWER_TERMS = {DURATION_TERM: _PRINTS_DURATION, TEMPERATURE_TERM: _PRINTS_TEMPERATURE,
                 DURATION_WORD_TERM: _PRINTS_DURATION_WORD, CONCENTRATION_TERM: _PRINTS_CONCENTRATION,
-                SITE_TERM: _PRINTS_SITE}
-FILTERING_TERMS = (DURATION_TERM, TEMPERATURE_TERM, CONCENTRATION_TERM, SITE_TERM)
+                SITE_TERM: _PRINTS_SITE, SPEED_TERM: _PRINTS_SPEED}
+FILTERING_TERMS = (DURATION_TERM, TEMPERATURE_TERM, CONCENTRATION_TERM, SITE_TERM, SPEED_TERM)
 
 
 def _answer_kinds(question: str) -> tuple[str, list[str]]:
@@ -200,7 +212,8 @@ def _answer_kinds(question: str) -> tuple[str, list[str]]:
         return question, []
     kinds: list[str] = []
     for pattern, term in ((_ASKS_DURATION, DURATION_TERM), (_ASKS_TEMPERATURE, TEMPERATURE_TERM),
-                          (_ASKS_CONCENTRATION, CONCENTRATION_TERM), (_ASKS_SITE, SITE_TERM)):
+                          (_ASKS_CONCENTRATION, CONCENTRATION_TERM), (_ASKS_SITE, SITE_TERM),
+                          (_ASKS_SPEED, SPEED_TERM)):
         spans = [m.span() for m in pattern.finditer(folded)
                  if term != SITE_TERM or _site_as_typed(question[m.start() : m.end()])]
         for start, end in reversed(spans):
@@ -211,6 +224,11 @@ def _answer_kinds(question: str) -> tuple[str, list[str]]:
         if spans:
             kinds.append(term)
     return question, kinds
+
+
+def _asks_how_given(question: str) -> bool:
+    """The question asks how fast, how long, at what strength or where the drug goes in."""
+    return any(term != TEMPERATURE_TERM for term in _answer_kinds(expand_abbreviations(question))[1])
 
 
 # "... bao nhiêu và ... bao lâu?": two questions in one, joined where each side asks its own
@@ -240,7 +258,10 @@ _SAID_OTHERWISE = ((re.compile(r"(?<!\w)ngoài tủ lạnh(?!\w)", re.IGNORECASE
                    (re.compile(r"(?<![^\W_])ngoai tu lanh(?![^\W_])", re.IGNORECASE), "o nhiet do phong"),
                    (re.compile(r"(?<!\w)(?:ngưng|ngừng|dừng|bỏ)(?: thuốc)? (?:luôn|ngay)(?!\w)", re.IGNORECASE),
                     "ngừng thuốc đột ngột"),
-                   (re.compile(r"(?<!\w)ngưng(?!\w)", re.IGNORECASE), "ngừng"))
+                   (re.compile(r"(?<!\w)ngưng(?!\w)", re.IGNORECASE), "ngừng"),
+                   # the book's "ít nhất 15 giây" for the person's "tối thiểu bao lâu"
+                   (re.compile(r"(?<!\w)tối thiểu(?!\w)", re.IGNORECASE), "ít nhất"),
+                   (re.compile(r"(?<![^\W_])toi thieu(?![^\W_])", re.IGNORECASE), "it nhat"))
 
 
 def question_terms(question: str, drop_names: Iterable[str] = ()) -> list[Term]:
@@ -556,7 +577,9 @@ def answer(ask: SentenceAsk, frame, chunks: list[Chunk], monograph: Monograph | 
         # the book's sentences must hold ("đã từng được bôi để ..." holds the route only)
         names = [*names, *_route_phrases(frame.route)]
     boost = [ask.section] if ask.section else []
-    if ask.kind == "how_to":
+    if ask.kind == "how_to" or (ask.section == CONTRAINDICATIONS_KEY and _asks_how_given(frame.question)):
+        # "tiêm TM đẩy nhanh được không, tối thiểu bao lâu?": a may-I of how fast, how long, where it goes in is
+        # answered where the book says how it is given
         boost = [DOSAGE_KEY]
     if ask.section == OVERDOSE_KEY and _MANAGEMENT.search(fold(frame.question)):
         managed = _management(sentences)
@@ -819,6 +842,25 @@ def _next_in_paragraph(sentence: Sentence, sentences: list[Sentence]) -> Sentenc
     return None
 
 
+def _introduced_by(lead: Sentence, sentences: list[Sentence]) -> list[Sentence]:
+    """The lines a lead ending in ':' introduces, in its chunk: up to the next lead, a blank line, or
+    MAX_INTRODUCED of them."""
+    out: list[Sentence] = []
+    at = next((i for i, s in enumerate(sentences) if s is lead), None)
+    if at is None:
+        return out
+    previous = lead
+    for following in sentences[at + 1 :]:
+        gap = lead.chunk.text[previous.end : following.start]
+        if following.chunk is not lead.chunk or "\n\n" in gap or len(out) == MAX_INTRODUCED:
+            break
+        if following.text.rstrip().endswith(":"):
+            break
+        out.append(following)
+        previous = following
+    return out
+
+
 def _with_next(chosen: list[Sentence], scored: list[Scored], sentences: list[Sentence],
                same_section: bool = False) -> list[Sentence]:
     """The best sentence with the one the book goes on with in its paragraph ("... nên dùng xa bữa ăn." "Uống
@@ -827,6 +869,12 @@ def _with_next(chosen: list[Sentence], scored: list[Scored], sentences: list[Sen
     if not chosen:
         return chosen
     best = chosen[0]
+    if best.text.rstrip().endswith(":"):
+        # "Có một số biện pháp có thể làm giảm các phản ứng cấp:": a lead is read with what it introduces
+        items = _introduced_by(best, sentences)
+        if items:
+            at = chosen.index(best) + 1
+            return list(dict.fromkeys([*chosen[:at], *items, *chosen[at:]]))[: MAX_SENTENCES + MAX_INTRODUCED]
     lexical = {id(s.sentence): s.lexical for s in scored}
     following = _next_in_paragraph(best, sentences)
     if following is None or following in chosen:
