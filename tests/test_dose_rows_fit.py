@@ -875,3 +875,16 @@ def test_prevention_printed_as_phong_before_what_it_prevents_is_told_from_treatm
     fit = choose(rows, Patient(population="tre_em", age_years=10, weight_kg=30, condition="z",
                                question="bé 10 tuổi 30kg cần dự phòng Z, liều?"))
     assert not fit.ask_route and _texts(fit.rows) == ["Trẻ từ 1 - 18 tuổi: 100 đvqt/kg/lần, ngày 2 lần."]
+
+
+def test_a_form_asked_by_its_greek_letter_is_not_dosed_from_another_forms_statements():
+    """"thuốc B beta tiêm dưới da khởi đầu": a statement naming only the alpha and zeta forms is another product's
+    dose; one naming beta, or no form, stays. "alfa" is "alpha" as a box spells it."""
+    rows = read("Thiếu máu Y:\nLiều khởi đầu của thuocb alpha hoặc thuocb zeta mỗi lần là 50 đơn vị/kg, tuần 3 lần, "
+                "tiêm dưới da.\nLiều khởi đầu tiêm dưới da là 60 đơn vị/kg/tuần, tiêm trong 4 tuần.")
+    frame = QueryFrame(question="thuocb beta tiem duoi da thieu mau Y khoi dau bao nhieu", drug_ids=["thuoc_a"],
+                       route="tiem_duoi_da")
+    shown = [r.text for r in choose(rows, Patient.from_frame(frame)).rows]
+    assert shown == ["Liều khởi đầu tiêm dưới da là 60 đơn vị/kg/tuần, tiêm trong 4 tuần."]
+    alfa = frame.model_copy(update={"question": "thuocb alfa tiem duoi da thieu mau Y khoi dau bao nhieu"})
+    assert any("50 đơn vị/kg" in r.text for r in choose(rows, Patient.from_frame(alfa)).rows)

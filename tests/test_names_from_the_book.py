@@ -130,3 +130,13 @@ def test_a_vietnamese_title_said_without_its_last_word():
     two = Catalog([_mono("HUYẾT THANH KHÁNG NỌC RẮN"), _mono("HUYẾT THANH KHÁNG NỌC BỌ CẠP")], [])
     assert two.resolve("huyết thanh kháng nọc đa giá").drug_ids == []
     assert two.resolve("huyết thanh kháng nọc rắn").drug_ids == ["huyet_thanh_khang_noc_ran"]
+
+
+def test_an_inn_said_without_its_last_word_and_an_enzyme_spelt_as_said():
+    """"snake antivenom" for the INN line's "Snake antivenom serum"; "hyaluronidaza" for "Hyaluronidase"."""
+    cat = Catalog([_mono("HUYẾT THANH KHÁNG NỌC RẮN", inn="Snake antivenom serum"), _mono("HYALURONIDASE"),
+                   _mono("KẼM OXYD")], [])
+    assert cat.resolve("snake antivenom da gia khoi dau may lo").drug_ids == ["huyet_thanh_khang_noc_ran"]
+    assert cat.resolve("hyaluronidaza truyen duoi da cho tre so sinh").drug_ids == ["hyaluronidase"]
+    # one word of a name of two is no name ("kẽm" alone names no zinc salt)
+    assert cat.resolve("kẽm bôi được không").drug_ids == []

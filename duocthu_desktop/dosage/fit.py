@@ -77,6 +77,7 @@ class Patient:
     question: str = ""  # the question's own words, drug names taken out: an indication may be named there
     kind: str | None = None  # a dose kind the question asks for ("liều nạp", "liều tối đa")
     ruled_out: tuple[str, ...] = ()  # routes the patient cannot take ("không uống được thuốc")
+    product: tuple[str, str] | None = None  # the form named by its Greek letter ("epoetin beta"): (stem, letter)
 
     @property
     def is_child(self) -> bool:
@@ -101,6 +102,7 @@ class Patient:
             question=expand_abbreviations(without_names(frame.question, list(frame.drug_mentions.values()))),
             kind=kind_asked(frame.question),
             ruled_out=tuple(routes_ruled_out(Text.of(frame.question))),
+            product=next(iter(products_named(frame.question)), None),
         )
 
 
@@ -330,10 +332,34 @@ def indication_score(condition: str, row: DoseRow) -> float:
     return sum(1 for w in specific if (w if typed else fold(w)) in target) / len(specific)
 
 
+# A form of a drug named by a Greek letter ("epoetin alpha", "epoetin zeta"; "alfa" as the box spells it)
+_PRODUCT = re.compile(r"(?<![a-z0-9])([a-z]{4,})[ -](alpha|alfa|beta|gamma|delta|zeta|omega|kappa)(?![a-z])")
+
+
+def products_named(text: str) -> list[tuple[str, str]]:
+    """The Greek-letter forms a text names, in order, as (stem, letter)."""
+    return list(dict.fromkeys((m.group(1), m.group(2).replace("alfa", "alpha"))
+                              for m in _PRODUCT.finditer(fold(text).lower())))
+
+
+def _for_product(rows: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """For a form asked by its letter ("epoetin beta"), the statements that name only other forms of the same
+    stem ("Liều khởi đầu của epoetin alpha hoặc epoetin zeta ...", under "Epoetin alpha:") are another product's;
+    those naming it or no form stay."""
+    if p.product is None:
+        return rows
+    kept = []
+    for r in rows:
+        named = {f for f in products_named(" ".join([*r.headings[-1:], r.text])) if f[0] == p.product[0]}
+        if not named or p.product in named:
+            kept.append(r)
+    return kept or rows
+
+
 def choose(rows: list[DoseRow], p: Patient) -> Fit:
     """The rows of one dosage section that fit the patient, in the book's order, or what to ask first."""
     fit = Fit()
-    rows = _kind_bands(rows)
+    rows = _kind_bands(_for_product(rows, p))
     instructions = _instructions_asked(rows, p)
     if instructions:
         fit.rows, fit.how_to = instructions, True

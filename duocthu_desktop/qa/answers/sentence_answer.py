@@ -197,8 +197,7 @@ def _site_as_typed(said: str) -> bool:
 # "đẩy nhanh được không?", "tiêm nhanh": how fast it may go in, answered by the sentence that prints a speed
 SPEED_TERM = "zzspeed"
 _ASKS_SPEED = re.compile(r"(?<![^\W_])(?:(?:day|tiem|truyen|bom|dua)\s+(?:thuoc\s+)?nhanh|toc do)(?![^\W_])")
-_PRINTS_SPEED = re.compile(r"(?<!\w)(?:(?:tiêm|truyền|đưa thuốc|đẩy)(?: tĩnh mạch)? (?:chậm|nhanh)|tốc độ)(?!\w)",
-                           re.IGNORECASE)
+_PRINTS_SPEED = re.compile(r"(?<!\w)(?:chậm|nhanh|tốc độ)(?!\w)", re.IGNORECASE)
 ANSWER_TERMS = {DURATION_TERM: _PRINTS_DURATION, TEMPERATURE_TERM: _PRINTS_TEMPERATURE,
                 DURATION_WORD_TERM: _PRINTS_DURATION_WORD, CONCENTRATION_TERM: _PRINTS_CONCENTRATION,
                 SITE_TERM: _PRINTS_SITE, SPEED_TERM: _PRINTS_SPEED}
@@ -218,7 +217,8 @@ def _answer_kinds(question: str) -> tuple[str, list[str]]:
                  if term != SITE_TERM or _site_as_typed(question[m.start() : m.end()])]
         for start, end in reversed(spans):
             said = f" {term} {DURATION_WORD_TERM} " if term == DURATION_TERM else \
-                f" nong do {term} " if term == CONCENTRATION_TERM else f" {term} "
+                f" nong do {term} " if term == CONCENTRATION_TERM else \
+                f" {term} {question[start:end]} " if term == SPEED_TERM else f" {term} "  # "nhanh" still counts
             question = question[:start] + said + question[end:]
             folded = folded[:start] + said + folded[end:]
         if spans:

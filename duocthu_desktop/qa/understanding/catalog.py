@@ -59,6 +59,7 @@ _FORM_SUFFIXES = FORM_SUFFIXES
 PREFIX_MIN_LETTERS = 4
 # A title of Vietnamese words said without its last word is named by at least this many of its first words
 TITLE_HEAD_MIN_WORDS = 4
+INN_HEAD_MIN_WORDS = 2
 # A word the book uses in this many monographs is an ordinary word, never a brand or a name's prefix.
 COMMON_WORD_SPREAD = 3
 # Sections in which the book names other drugs: a Latin-shaped word a named drug's sections print is a drug
@@ -292,13 +293,15 @@ class Catalog:
         return added
 
     def _title_heads(self) -> list[Name]:
-        """A title of Vietnamese words said without its last word ("huyết thanh kháng nọc" đa giá, for "Huyết
-        thanh kháng nọc rắn"): its first words, at least TITLE_HEAD_MIN_WORDS of them, when no other name of
-        the book starts with them."""
+        """A name the book prints said without its last word ("huyết thanh kháng nọc" đa giá, for "Huyết thanh
+        kháng nọc rắn"; "snake antivenom" for "Snake antivenom serum"): its first words, when no other name of the
+        book starts with them; at least TITLE_HEAD_MIN_WORDS of them for a name of Vietnamese words, which
+        ordinary talk may hold, else INN_HEAD_MIN_WORDS."""
         out = []
-        for name in [n for n in self._names.values() if n.kind == "title"]:
+        for name in [n for n in self._names.values() if n.kind in ("title", "inn", "paren")]:
             head = name.tokens[:-1]
-            if len(head) < TITLE_HEAD_MIN_WORDS or not all(is_vietnamese_word(t) for t in name.tokens):
+            vietnamese = all(is_vietnamese_word(t) for t in name.tokens)
+            if len(head) < (TITLE_HEAD_MIN_WORDS if vietnamese else INN_HEAD_MIN_WORDS) or head in self._names:
                 continue
             if any(key[: len(head)] == head and n.drug_id != name.drug_id for key, n in self._names.items()):
                 continue

@@ -44,6 +44,8 @@ SPELLING_LETTERS: tuple[tuple[str, str], ...] = (
 _FINAL_E = re.compile(r"(?<=[bcdfghlmnprstvxz])e$")
 # The Latin "-ium" of an element is "-i" in the book (lithium / lithi, calcium / calci, magnesium / magnesi).
 _FINAL_IUM = re.compile(r"(?<=[a-z]{3})ium$")
+# An enzyme's "-ase" written as said in Vietnamese, "-aza" (hyaluronidaza, streptokinaza): the English ending.
+_FINAL_AZA = re.compile(r"(?<=[a-z]{4})aza$")
 MIN_KEYED_LETTERS = 4  # shorter words are too often ordinary words to be read through the table
 _FINAL_E_MIN_LETTERS = 6  # "mine", "tone": a short word's "e" is its own
 _WORDS = dict(SPELLING_WORDS)
@@ -54,7 +56,7 @@ def spelling_key(word: str) -> str:
     word = _WORDS.get(word, word)
     if len(word) < MIN_KEYED_LETTERS or not word.isalpha():
         return word
-    word = _FINAL_IUM.sub("i", word)
+    word = _FINAL_AZA.sub("ase", _FINAL_IUM.sub("i", word))
     for written, key in SPELLING_LETTERS:
         word = word.replace(written, key)
     return _FINAL_E.sub("", word) if len(word) >= _FINAL_E_MIN_LETTERS else word
