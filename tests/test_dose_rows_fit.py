@@ -836,6 +836,10 @@ def test_a_renal_table_with_lines_named_by_words_reads_its_clearance_bands_clean
     assert [text[s:e] for s, e in lines] == ["< 10 | 2 g, cứ 12 giờ /1 lần"] and clean
     lines, clean = table_row_for_patient(table, text, 8, (), "bn clcr 8 kèm suy gan liều")
     assert [text[s:e] for s, e in lines] == ["< 10 có kèm rối loạn chức năng gan | 2 g, cứ 24 giờ /1 lần"] and clean
+    # the organ said to be well is no qualifier said
+    for well in ("bn clcr 5, gan binh thuong, lieu sao", "clcr 5, chức năng gan tốt", "clcr 5 không suy gan"):
+        lines, _ = table_row_for_patient(table, text, 5, (), well)
+        assert [text[s:e] for s, e in lines] == ["< 10 | 2 g, cứ 12 giờ /1 lần"], well
 
 
 def test_a_renal_tables_dialysis_line_is_the_one_of_the_dialysis_the_question_names() -> None:

@@ -591,3 +591,17 @@ def test_a_may_i_of_how_fast_it_goes_in_is_answered_where_the_book_says_how_it_i
         answer = sentence_answer.answer(SentenceAsk("focused", "chong_chi_dinh"), frame, chunks, MONOGRAPH)
         shown = " ".join(c.text for b in answer.blocks for c in b.claims)
         assert "tiêm chậm ít nhất 15 giây" in shown and "trong thời gian 2 ngày" not in shown, shown
+
+
+def test_a_lead_ending_in_a_colon_is_shown_with_the_lines_it_introduces():
+    """"Có một số biện pháp có thể làm giảm các phản ứng cấp:" answers with the measures it introduces, up to the
+    next lead; the lines are not shown twice when they also rank."""
+    chunks = _with("xu_tri_adr", "Có một số biện pháp có thể làm giảm các phản ứng cấp khi tỉnh:\nCho uống trước "
+                   "alphamin 4 mg.\nTiêm tĩnh mạch betamin 0,15 mg/kg vào cuối cuộc mổ.\nĐiều trị các ADR:\n"
+                   "Đối với suy hô hấp: hỗ trợ hô hấp.")
+    frame = _frame("testamin làm giảm các phản ứng cấp khi tỉnh bằng biện pháp gì", turn_type="drug_attribute")
+    answer = sentence_answer.answer(SentenceAsk("focused"), frame, chunks, MONOGRAPH)
+    shown = [c.text for b in answer.blocks for c in b.claims]
+    assert shown[:3] == ["Có một số biện pháp có thể làm giảm các phản ứng cấp khi tỉnh:",
+                         "Cho uống trước alphamin 4 mg.", "Tiêm tĩnh mạch betamin 0,15 mg/kg vào cuối cuộc mổ."]
+    assert not any("suy hô hấp" in t for t in shown) and len(shown) == len(set(shown))

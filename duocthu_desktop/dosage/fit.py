@@ -1746,12 +1746,17 @@ def _cell_qualifier(cell: str) -> list[str]:
     return [w for w in re.findall(r"[a-z]+", rest) if w not in _QUALIFIER_STOP]
 
 
+# "gan bình thường", "chức năng gan tốt", "không suy gan": an organ said to be well is no qualifier said
+_NORMAL_SAID = re.compile(r"(?:chuc nang\s+)?[a-z]+\s+(?:van\s+)?(?:binh thuong|tot)(?![a-z])"
+                          r"|(?<![a-z])khong\s+(?:co\s+|bi\s+)*(?:roi loan\s+|suy\s+|benh\s+)?(?:chuc nang\s+)?[a-z]+")
+
+
 def _qualified_as_said(holding: list[tuple[int, int]], text: str, question: str) -> list[tuple[int, int]]:
     """Among the lines whose band holds the patient's value, those a qualifier sets apart ("< 10 có kèm rối loạn
     chức năng gan" beside "< 10"): the qualified line when the question says its words, else the plain one."""
     if len(holding) < 2:
         return holding
-    said = {fold(w) for w in _said_words(question)}
+    said = {fold(w) for w in _said_words(_NORMAL_SAID.sub(" ", fold(question).lower()))}
     qualifiers = {line: _cell_qualifier(text[line[0] : line[1]].split("|")[0]) for line in holding}
     if not any(qualifiers.values()):
         return holding

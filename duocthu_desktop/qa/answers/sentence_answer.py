@@ -874,7 +874,11 @@ def _with_next(chosen: list[Sentence], scored: list[Scored], sentences: list[Sen
         items = _introduced_by(best, sentences)
         if items:
             at = chosen.index(best) + 1
-            return list(dict.fromkeys([*chosen[:at], *items, *chosen[at:]]))[: MAX_SENTENCES + MAX_INTRODUCED]
+            shown: list[Sentence] = []
+            for sentence in [*chosen[:at], *items, *chosen[at:]]:
+                if sentence not in shown:
+                    shown.append(sentence)
+            return shown[: MAX_SENTENCES + MAX_INTRODUCED]
     lexical = {id(s.sentence): s.lexical for s in scored}
     following = _next_in_paragraph(best, sentences)
     if following is None or following in chosen:

@@ -46,7 +46,6 @@ ABBREVIATIONS_ANY_CASE: tuple[tuple[str, str], ...] = (
     ("pnccb", "phụ nữ cho con bú"),
     # "dùng đc ko": chat Vietnamese for "được", "không"; no word is spelled so
     ("đc", "được"),
-    ("dc", "được"),
     ("ko", "không"),
 )
 # "K phổi", "K tuyến giáp": a capital K before the organ is "ung thư" on the ward; not "K máu" nor "K 5,8" (kali),
