@@ -77,7 +77,7 @@ class Patient:
     question: str = ""  # the question's own words, drug names taken out: an indication may be named there
     kind: str | None = None  # a dose kind the question asks for ("liều nạp", "liều tối đa")
     ruled_out: tuple[str, ...] = ()  # routes the patient cannot take ("không uống được thuốc")
-    product: tuple[str, str] | None = None  # the form named by its Greek letter ("epoetin beta"): (stem, letter)
+    product: tuple[str, str] | None = None  # the form named by its Greek letter ("X beta"): (stem, letter)
 
     @property
     def is_child(self) -> bool:
@@ -332,7 +332,7 @@ def indication_score(condition: str, row: DoseRow) -> float:
     return sum(1 for w in specific if (w if typed else fold(w)) in target) / len(specific)
 
 
-# A form of a drug named by a Greek letter ("epoetin alpha", "epoetin zeta"; "alfa" as the box spells it)
+# A form of a drug named by a Greek letter ("X alpha", "X zeta"; "alfa" as the box spells it)
 _PRODUCT = re.compile(r"(?<![a-z0-9])([a-z]{4,})[ -](alpha|alfa|beta|gamma|delta|zeta|omega|kappa)(?![a-z])")
 
 
@@ -343,8 +343,8 @@ def products_named(text: str) -> list[tuple[str, str]]:
 
 
 def _for_product(rows: list[DoseRow], p: Patient) -> list[DoseRow]:
-    """For a form asked by its letter ("epoetin beta"), the statements that name only other forms of the same
-    stem ("Liều khởi đầu của epoetin alpha hoặc epoetin zeta ...", under "Epoetin alpha:") are another product's;
+    """For a form asked by its letter ("X beta"), the statements that name only other forms of the same stem
+    ("Liều khởi đầu của X alpha hoặc X zeta ...", under "X alpha:") are another product's;
     those naming it or no form stay."""
     if p.product is None:
         return rows

@@ -73,10 +73,6 @@ MIN_COVERAGE_OF_KIND = 0.25  # a sentence printing the kind of figure asked for,
 # Cosine similarity (EmbeddingGemma, query vs document prompt) above which a sentence is taken to be about the
 # question; below `DENSE_FLOOR` it adds nothing.
 DENSE_SUPPORT = 0.5
-# A sentence the person said in other words ("còn dư để lần sau dùng tiếp" for "thuốc còn lại phải vứt bỏ"):
-# this close in meaning, it answers with this share of the question's words
-DENSE_STRONG = 0.62
-MIN_COVERAGE_STRONG_MEANING = 0.2
 DENSE_FLOOR = 0.3
 DENSE_WEIGHT = 0.8
 SECTION_WEIGHT = 0.15  # a named section's sentences: this much more, so they win a near-tie, never a clear loss
@@ -125,11 +121,9 @@ class Scored:
         if self.kind_held and self.lexical >= MIN_COVERAGE_OF_KIND and self.dense is not None \
                 and self.dense >= DENSE_SUPPORT:
             return True  # the figure asked for, some of the words, and the meaning
-        if self.dense is None or self.absent >= MAX_ABSENT:
-            return False  # the meaning alone never answers what the monograph prints nowhere
-        # fewer of the question's words, but the same meaning; or few, in other words, but plainly the meaning
-        return (self.lexical >= MIN_COVERAGE_WITH_MEANING and self.dense >= DENSE_SUPPORT) or (
-            self.lexical >= MIN_COVERAGE_STRONG_MEANING and self.dense >= DENSE_STRONG)
+        # fewer of the question's words, but the same meaning; not when what it asks about is printed nowhere
+        return (self.lexical >= MIN_COVERAGE_WITH_MEANING and self.absent < MAX_ABSENT
+                and self.dense is not None and self.dense >= DENSE_SUPPORT)
 
 
 # ---- words ----------------------------------------------------------------------------------------------------
@@ -873,11 +867,8 @@ def _with_next(chosen: list[Sentence], scored: list[Scored], sentences: list[Sen
         # "Có một số biện pháp có thể làm giảm các phản ứng cấp:": a lead is read with what it introduces
         items = _introduced_by(best, sentences)
         if items:
-            at = chosen.index(best) + 1
-            shown: list[Sentence] = []
-            for sentence in [*chosen[:at], *items, *chosen[at:]]:
-                if sentence not in shown:
-                    shown.append(sentence)
+            shown = [best, *items]
+            shown += [s for s in chosen[1:] if s not in shown]
             return shown[: MAX_SENTENCES + MAX_INTRODUCED]
     lexical = {id(s.sentence): s.lexical for s in scored}
     following = _next_in_paragraph(best, sentences)

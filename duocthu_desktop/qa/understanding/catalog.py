@@ -293,8 +293,8 @@ class Catalog:
         return added
 
     def _title_heads(self) -> list[Name]:
-        """A name the book prints said without its last word ("huyết thanh kháng nọc" đa giá, for "Huyết thanh
-        kháng nọc rắn"; "snake antivenom" for "Snake antivenom serum"): its first words, when no other name of the
+        """A name the book prints said without its last word ("huyết thanh kháng độc" for a title "Huyết thanh
+        kháng độc X"; "snake antiserum" for an INN "Snake antiserum Y"): its first words, when no other name of the
         book starts with them; at least TITLE_HEAD_MIN_WORDS of them for a name of Vietnamese words, which
         ordinary talk may hold, else INN_HEAD_MIN_WORDS."""
         out = []

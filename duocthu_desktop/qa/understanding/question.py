@@ -423,7 +423,7 @@ def _taken_as_context(frame: QueryFrame, catalog: Catalog) -> None:
 
 
 def _unknown_taken(frame: QueryFrame, text: Text) -> None:
-    """"bn này đang uống pimozid": a medicine the book has no monograph of, named as one the patient takes, is a
+    """"bn này đang uống thuốc X": a medicine the book has no monograph of, named as one the patient takes, is a
     fact of the patient (its name is looked for in the asked drug's warnings), not a drug asked about."""
     for name in frame.unknown_drugs:
         found = _cue_before(text, name)
