@@ -892,3 +892,18 @@ def test_a_form_asked_by_its_greek_letter_is_not_dosed_from_another_forms_statem
     assert shown == ["Liều khởi đầu tiêm dưới da là 60 đơn vị/kg/tuần, tiêm trong 4 tuần."]
     alfa = frame.model_copy(update={"question": "thuocb alfa tiem duoi da thieu mau Y khoi dau bao nhieu"})
     assert any("50 đơn vị/kg" in r.text for r in choose(rows, Patient.from_frame(alfa)).rows)
+
+
+def test_a_childs_own_age_the_book_says_is_not_established_is_the_answer_not_a_weight_to_ask() -> None:
+    """An 8-month-old where the book doses children of 1 - 11 years and by weight, and says the use under 1 year
+    is not established: that statement, with no clarify for the weight."""
+    rows = read("Trẻ em:\nBệnh Y: Trẻ em 1 - 11 tuổi và trọng lượng ≥ 10 kg: Uống mỗi ngày một lần 10 mg.\n"
+                "Bệnh Z, liều dùng dựa theo trọng lượng cơ thể:\nTừ 10 tới 20 kg: 10 mg ≥ 20 kg: 10 hoặc 20 mg\n"
+                "Độ an toàn và hiệu quả của thuốc B dùng đường uống ở trẻ dưới 1 tuổi chưa được xác lập.")
+    baby = choose(rows, Patient(population="tre_em", age_years=8 / 12, route="uong", question="bé 8 tháng bệnh Y"))
+    assert not baby.ask_age_or_weight
+    assert [r.text for r in baby.rows] == ["Độ an toàn và hiệu quả của thuốc B dùng đường uống ở trẻ dưới 1 tuổi "
+                                           "chưa được xác lập."]
+    older = choose(rows, Patient(population="tre_em", age_years=5, weight_kg=18, route="uong",
+                                 question="bé 5 tuổi bệnh Y"))
+    assert all("chưa được xác lập" not in r.text for r in older.rows)

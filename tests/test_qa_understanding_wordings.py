@@ -180,3 +180,14 @@ def test_dung_typed_without_diacritics_is_using_not_stopping(catalog: Catalog) -
     assert sentence_ask(understand("bn hen suyen, dung paracetamol dc ko", catalog)) is None
     stopping = sentence_ask(understand("Bệnh nhân hen, dừng paracetamol được không?", catalog))
     assert stopping is not None and stopping.section == "chong_chi_dinh"
+
+
+@pytest.mark.parametrize("text", ["nhỏ thuốc B xong ấn góc mắt bao lâu để đỡ ngấm toàn thân",
+                                  "bn uong thuoc B hay buon non, nen uong luc nao cho do",
+                                  "dùng thuốc B lâu dài cần xét nghiệm gì định kỳ"])
+def test_relief_of_an_effect_and_the_tests_that_watch_for_it_are_the_adr_handling_section(text: str) -> None:
+    assert route_section(Text.of(text)).key == "xu_tri_adr"
+
+
+def test_a_dose_asked_for_relief_stays_the_dose():
+    assert route_section(Text.of("liều thuốc B cho đỡ đau bao nhiêu")).key == "lieu_luong_cach_dung"

@@ -179,6 +179,18 @@ def heading_weight(row: DoseRow) -> WeightBound | None:
     return None
 
 
+# The book saying a use is not established for a group: safety and efficacy not set, not recommended
+_NOT_ESTABLISHED = re.compile(r"chua (?:duoc )?(?:xac lap|xac dinh|thiet lap)|khong (?:duoc )?khuyen cao")
+
+
+def _not_established_for_age(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
+    """The statements bounded to the child's own age that say its use there is not established."""
+    if p.age_years is None:
+        return []
+    return [r for r in candidates if r.kind == "instruction" and r.age is not None and not r.age.gestational
+            and _fits_band(r.age, None, p) and _NOT_ESTABLISHED.search(fold(r.text).lower())]
+
+
 def _fits_band(age_bound: AgeBound | None, weight: WeightBound | None, p: Patient) -> bool:
     age = p.age_years
     if age_bound is not None:
@@ -437,6 +449,12 @@ def choose(rows: list[DoseRow], p: Patient) -> Fit:
                 fit.notes.append("Dược thư không ghi liều riêng cho trẻ em ở nhóm tuổi/cân nặng này.")
                 return fit
             candidates = _by_weight_band(_by_group_label(child, p), p)
+            unset = _not_established_for_age(candidates, p)
+            if unset:
+                # "Độ an toàn và hiệu quả ... ở trẻ dưới 1 tuổi ... chưa được xác lập" for an 8-month-old: what the
+                # book says of this child's own age, not the doses of older children's bands or a weight to ask
+                fit.rows, fit.specific = unset, True
+                return fit
     # route and indication: a route the person gave narrows first (its absence is said plainly); with no route
     # given, the indication narrows first, so a route is asked only when the doses that fit still differ by it.
     # What is missing of the patient (the group, a child's age or weight) is asked once these have narrowed.

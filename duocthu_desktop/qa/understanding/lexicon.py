@@ -269,6 +269,12 @@ QUESTION_CUES: tuple[tuple[str, str], ...] = (
     ("thay đổi tác dụng", "tuong_tac_thuoc"),
     ("tăng tác dụng", "tuong_tac_thuoc"),
     ("giảm tác dụng", "tuong_tac_thuoc"),
+    # what to do about an effect of the drug, and the tests that watch for it: "Hướng dẫn cách xử trí ADR"
+    ("để đỡ", "xu_tri_adr"),
+    ("cho đỡ", "xu_tri_adr"),
+    ("giảm thiểu", "xu_tri_adr"),
+    ("xét nghiệm gì", "xu_tri_adr"),
+    ("định kỳ", "xu_tri_adr"),
     # what to watch for and who must be careful: the precautions
     ("theo dõi", "than_trong"),
     ("giám sát", "than_trong"),
