@@ -907,3 +907,11 @@ def test_a_childs_own_age_the_book_says_is_not_established_is_the_answer_not_a_w
     older = choose(rows, Patient(population="tre_em", age_years=5, weight_kg=18, route="uong",
                                  question="bé 5 tuổi bệnh Y"))
     assert all("chưa được xác lập" not in r.text for r in older.rows)
+
+
+def test_a_use_not_recommended_but_allowed_when_needed_still_shows_the_doses() -> None:
+    rows = read("Trẻ em: Không khuyến cáo dùng cho trẻ em dưới 18 tuổi, nhưng khi thật cần thiết, có thể cho uống.\n"
+                "Dự phòng bệnh Y: Trẻ em 5 - 12 tuổi: Liều đơn 250 mg.")
+    child = choose(rows, Patient(population="tre_em", age_years=8, weight_kg=25, route="uong",
+                                 question="dự phòng bệnh Y trẻ 8 tuổi"))
+    assert any("Liều đơn 250 mg" in r.text for r in child.rows)

@@ -75,6 +75,9 @@ def _frame(question: str, **fields) -> QueryFrame:
         # how to stop it is a sentence of the book, not whether it may be used
         (_frame("bn muốn ngưng testamin, cho ngưng luôn được không?", turn_type="drug_attribute",
                 section_key="chong_chi_dinh"), "focused"),
+        # put in where it acts: how it is given, not whether it may be used
+        (_frame("Tưới testamin vào ổ áp xe được không?", turn_type="drug_attribute",
+                section_key="chong_chi_dinh"), "focused"),
     ],
 )
 def test_questions_a_sentence_answers(frame: QueryFrame, kind: str) -> None:
@@ -103,6 +106,8 @@ def test_questions_a_sentence_answers(frame: QueryFrame, kind: str) -> None:
                turn_type="drug_attribute", section_key="chong_chi_dinh"),
         _frame("CCĐ của testamin?", turn_type="drug_attribute", section_key="chong_chi_dinh"),
         _frame("Tác dụng phụ của testamin?", turn_type="drug_attribute", section_key="tac_dung_khong_mong_muon"),
+        # "tuoi" typed bare may be "tuổi": no way of giving is read from it
+        _frame("tuoi testamin vao o ap xe duoc khong", turn_type="drug_attribute", section_key="chong_chi_dinh"),
     ],
 )
 def test_questions_left_to_the_section_paths(frame: QueryFrame) -> None:
@@ -605,3 +610,15 @@ def test_a_lead_ending_in_a_colon_is_shown_with_the_lines_it_introduces():
     assert shown[:3] == ["Có một số biện pháp có thể làm giảm các phản ứng cấp khi tỉnh:",
                          "Cho uống trước alphamin 4 mg.", "Tiêm tĩnh mạch betamin 0,15 mg/kg vào cuối cuộc mổ."]
     assert not any("suy hô hấp" in t for t in shown) and len(shown) == len(set(shown))
+
+
+def test_a_sentence_plainly_of_the_meaning_answers_with_few_of_the_words():
+    """Asked in other words, a sentence very close in meaning answers with a fifth of the question's words; less
+    close, it needs a third; never when what the question asks about is printed nowhere in the monograph."""
+    sentence = sentence_answer.drug_sentences(_chunks())[0]
+    scored = sentence_answer.Scored
+    assert scored(sentence, lexical=0.22, dense=0.66, absent=0.1).answers
+    assert not scored(sentence, lexical=0.22, dense=0.55, absent=0.1).answers
+    assert scored(sentence, lexical=0.36, dense=0.55, absent=0.1).answers
+    assert not scored(sentence, lexical=0.22, dense=0.7, absent=0.3).answers
+    assert not scored(sentence, lexical=0.22, dense=None, absent=0.0).answers

@@ -189,5 +189,6 @@ def test_relief_of_an_effect_and_the_tests_that_watch_for_it_are_the_adr_handlin
     assert route_section(Text.of(text)).key == "xu_tri_adr"
 
 
-def test_a_dose_asked_for_relief_stays_the_dose():
+def test_a_dose_asked_for_relief_stays_the_dose_and_watching_stays_the_precautions():
     assert route_section(Text.of("liều thuốc B cho đỡ đau bao nhiêu")).key == "lieu_luong_cach_dung"
+    assert route_section(Text.of("trong lúc điều trị phải theo dõi xét nghiệm gì, định kỳ")).key == "than_trong"

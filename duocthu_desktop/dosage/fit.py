@@ -179,8 +179,10 @@ def heading_weight(row: DoseRow) -> WeightBound | None:
     return None
 
 
-# The book saying a use is not established for a group: safety and efficacy not set, not recommended
-_NOT_ESTABLISHED = re.compile(r"chua (?:duoc )?(?:xac lap|xac dinh|thiet lap)|khong (?:duoc )?khuyen cao")
+# The book saying a use is not established for a group ("... chưa được xác lập"); not a use allowed after all
+# ("Không khuyến cáo ..., nhưng khi thật cần thiết, có thể ...")
+_NOT_ESTABLISHED = re.compile(r"chua (?:duoc )?(?:xac lap|xac dinh|thiet lap)")
+_ALLOWED_AFTER_ALL = re.compile(r"(?<![a-z])(?:nhung|tuy nhien|tru khi|khi (?:that )?can)(?![a-z])")
 
 
 def _not_established_for_age(candidates: list[DoseRow], p: Patient) -> list[DoseRow]:
@@ -188,7 +190,8 @@ def _not_established_for_age(candidates: list[DoseRow], p: Patient) -> list[Dose
     if p.age_years is None:
         return []
     return [r for r in candidates if r.kind == "instruction" and r.age is not None and not r.age.gestational
-            and _fits_band(r.age, None, p) and _NOT_ESTABLISHED.search(fold(r.text).lower())]
+            and _fits_band(r.age, None, p) and _NOT_ESTABLISHED.search(fold(r.text).lower())
+            and not _ALLOWED_AFTER_ALL.search(fold(r.text).lower())]
 
 
 def _fits_band(age_bound: AgeBound | None, weight: WeightBound | None, p: Patient) -> bool:

@@ -73,6 +73,9 @@ MIN_COVERAGE_OF_KIND = 0.25  # a sentence printing the kind of figure asked for,
 # Cosine similarity (EmbeddingGemma, query vs document prompt) above which a sentence is taken to be about the
 # question; below `DENSE_FLOOR` it adds nothing.
 DENSE_SUPPORT = 0.5
+# A sentence the person asked of in other words: this close in meaning, it answers with this share of the words
+DENSE_STRONG = 0.62
+MIN_COVERAGE_STRONG_MEANING = 0.2
 DENSE_FLOOR = 0.3
 DENSE_WEIGHT = 0.8
 SECTION_WEIGHT = 0.15  # a named section's sentences: this much more, so they win a near-tie, never a clear loss
@@ -121,9 +124,11 @@ class Scored:
         if self.kind_held and self.lexical >= MIN_COVERAGE_OF_KIND and self.dense is not None \
                 and self.dense >= DENSE_SUPPORT:
             return True  # the figure asked for, some of the words, and the meaning
-        # fewer of the question's words, but the same meaning; not when what it asks about is printed nowhere
-        return (self.lexical >= MIN_COVERAGE_WITH_MEANING and self.absent < MAX_ABSENT
-                and self.dense is not None and self.dense >= DENSE_SUPPORT)
+        if self.dense is None or self.absent >= MAX_ABSENT:
+            return False  # the meaning alone never answers what the monograph prints nowhere
+        # fewer of the question's words, but the same meaning; or few, in other words, but plainly the meaning
+        return (self.lexical >= MIN_COVERAGE_WITH_MEANING and self.dense >= DENSE_SUPPORT) or (
+            self.lexical >= MIN_COVERAGE_STRONG_MEANING and self.dense >= DENSE_STRONG)
 
 
 # ---- words ----------------------------------------------------------------------------------------------------

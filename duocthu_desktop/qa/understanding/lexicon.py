@@ -269,18 +269,18 @@ QUESTION_CUES: tuple[tuple[str, str], ...] = (
     ("thay đổi tác dụng", "tuong_tac_thuoc"),
     ("tăng tác dụng", "tuong_tac_thuoc"),
     ("giảm tác dụng", "tuong_tac_thuoc"),
-    # what to do about an effect of the drug, and the tests that watch for it: "Hướng dẫn cách xử trí ADR"
+    # what to do about an effect of the drug: "Hướng dẫn cách xử trí ADR"
     ("để đỡ", "xu_tri_adr"),
     ("cho đỡ", "xu_tri_adr"),
     ("giảm thiểu", "xu_tri_adr"),
-    ("xét nghiệm gì", "xu_tri_adr"),
-    ("định kỳ", "xu_tri_adr"),
     # what to watch for and who must be careful: the precautions
     ("theo dõi", "than_trong"),
     ("giám sát", "than_trong"),
     ("để ý", "than_trong"),
     ("chú ý", "than_trong"),
     ("cẩn trọng", "than_trong"),
+    # tests at intervals with no watching said ("xét nghiệm gì định kỳ"): how the book's ADR guidance checks
+    ("định kỳ", "xu_tri_adr"),
     # what it does to the person besides: the adverse reactions
     ("phản ứng gì", "tac_dung_khong_mong_muon"),
     ("phản ứng nào", "tac_dung_khong_mong_muon"),
@@ -854,7 +854,11 @@ GIVING_PHRASES: tuple[str, ...] = (
     "bữa ăn", "lúc đói", "bụng đói", "lúc no", "sau ăn", "trước ăn", "khi ăn", "sữa", "nước", "rượu", "bia",
     "cà phê", "trà", "nước ép", "bưởi", "nghiền", "bẻ", "nhai", "ngậm", "hòa tan", "pha", "tủ lạnh", "đông lạnh",
     "đóng băng", "nhiệt độ", "ánh sáng", "giữ", "bao lâu", "đã mở", "quên", "sót", "tiêm", "truyền", "chích",
+    # put in where it acts ("bơm vào bàng quang", "rửa vết thương")
+    "bơm vào", "rửa",
 )
+# "tưới vào ổ áp xe" (irrigate): only as typed with its diacritics, "tuoi" being also "tuổi" (age)
+GIVING_ACCENTED: tuple[str, ...] = ("tưới",)
 # Stopping the drug ("cho ngưng luôn được không?"): how to stop is a sentence of the book, not the contraindications.
 STOPPING_PHRASES: tuple[str, ...] = ("ngưng", "ngừng", "bỏ thuốc", "cắt thuốc", "thôi dùng", "thôi uống")
 # "dừng" folds to "dung", also "dùng" (use): it stops the drug only as typed with its diacritics

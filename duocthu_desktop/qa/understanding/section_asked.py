@@ -17,6 +17,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     CAN_USE_PHRASES,
     CONTRAINDICATIONS,
     DOSING,
+    GIVING_ACCENTED,
     GIVING_PHRASES,
     HOW_TO_PHRASES,
     INSTRUCTION_TOPICS,
@@ -183,6 +184,11 @@ def _patient_condition(frame) -> bool:
     return route_section(Text.of(frame.condition)).key is None
 
 
+def _gives(text: Text) -> bool:
+    """The question speaks of how the drug is given or taken ("uống lúc đói", "tưới vào ổ áp xe")."""
+    return any_of(text, GIVING_PHRASES) or (text.accented and any_of(text, GIVING_ACCENTED))
+
+
 def _stops(text: Text) -> bool:
     """The question speaks of stopping the drug ("ngừng thuốc", "dừng"; "dung" typed bare is "dùng")."""
     return any_of(text, STOPPING_PHRASES) or (text.accented and any_of(text, STOPPING_ACCENTED))
@@ -276,8 +282,7 @@ def sentence_ask(frame) -> SentenceAsk | None:
     if key == CONTRAINDICATIONS:
         # "có tiêm bắp được không?": a can-I question, not the contraindications, unless it names them
         # (a section no phrase chose was the contraindications by default, for a patient's condition: none here)
-        if any_of(text, _CONTRA_PHRASES) or not (only_route or frame.route or any_of(text, GIVING_PHRASES)
-                                                 or _stops(text)):
+        if any_of(text, _CONTRA_PHRASES) or not (only_route or frame.route or _gives(text) or _stops(text)):
             return None  # "có dùng aspirin giảm đau được không?" is whether it may be used: the contraindications
         # "bn loét ở mặt bôi X được không?": the patient's case beside the route; what the book forbids is
         # weighed first, then every section
