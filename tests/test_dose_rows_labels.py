@@ -275,11 +275,3 @@ def test_a_count_of_doses_at_a_frequency_is_a_dose_with_words_between() -> None:
                 "Kiểm tra chỉ số Y mỗi 6 giờ.")
     assert [r.kind for r in rows] == ["dose", "instruction"]
 
-
-def test_a_ceiling_asked_beside_the_dose_is_not_the_ceiling_alone() -> None:
-    from duocthu_desktop.dosage.words import kind_asked
-
-    assert kind_asked("liều tối đa bao nhiêu") == "max_dose"
-    assert kind_asked("người lớn và trẻ em liều tối đa") == "max_dose"  # "và" joining groups asks the ceiling
-    assert kind_asked("lieu moi tuan va tong lieu toi da") is None  # the dose and its ceiling both
-    assert kind_asked("liều nạp bao nhiêu") == "loading_dose"

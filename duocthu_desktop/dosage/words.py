@@ -335,14 +335,7 @@ _KIND_ASKED = (
 def kind_asked(question: str) -> str | None:
     """'liều nạp clopidogrel?' -> 'loading_dose'; 'liều tối đa?' -> 'max_dose'; otherwise None."""
     folded = fold(question)
-    for pattern, kind in _KIND_ASKED:
-        m = pattern.search(folded)
-        if m is None:
-            continue
-        # "liều mỗi tuần và tổng liều tối đa": the dose and its ceiling both asked, not the ceiling alone
-        other = any(not m.start() <= d.start() < m.end() for d in re.finditer(r"\blieu\b", folded))
-        return None if other and re.search(r"\bva\b", folded) else kind
-    return None
+    return next((kind for pattern, kind in _KIND_ASKED if pattern.search(folded)), None)
 
 
 # Comparators the extractor printed as LaTeX ("Trẻ em $\\geq$ 6 tuổi", "${\\rm Cl_{cr}}$ < 25 ml/phút").
