@@ -40,6 +40,7 @@ from duocthu_desktop.dosage.words import (
 )
 from duocthu_desktop.qa.understanding.extractors import routes_ruled_out
 from duocthu_desktop.qa.understanding.lexicon import (
+    GREEK_FORM,
     INSTRUCTION_TOPICS,
     condition_variants,
     expand_abbreviations,
@@ -190,8 +191,8 @@ def _not_established_for_age(candidates: list[DoseRow], p: Patient) -> list[Dose
     if p.age_years is None:
         return []
     return [r for r in candidates if r.kind == "instruction" and r.age is not None and not r.age.gestational
-            and _fits_band(r.age, None, p) and _NOT_ESTABLISHED.search(fold(r.text).lower())
-            and not _ALLOWED_AFTER_ALL.search(fold(r.text).lower())]
+            and _fits_band(r.age, None, p) and _NOT_ESTABLISHED.search(text := fold(r.text))
+            and not _ALLOWED_AFTER_ALL.search(text)]
 
 
 def _fits_band(age_bound: AgeBound | None, weight: WeightBound | None, p: Patient) -> bool:
@@ -347,14 +348,15 @@ def indication_score(condition: str, row: DoseRow) -> float:
     return sum(1 for w in specific if (w if typed else fold(w)) in target) / len(specific)
 
 
-# A form of a drug named by a Greek letter ("X alpha", "X zeta"; "alfa" as the box spells it)
-_PRODUCT = re.compile(r"(?<![a-z0-9])([a-z]{4,})[ -](alpha|alfa|beta|gamma|delta|zeta|omega|kappa)(?![a-z])")
+PRODUCT_STEM_MIN_LETTERS = 4  # "X alpha": a drug's stem, not a short word before a Greek letter
 
 
 def products_named(text: str) -> list[tuple[str, str]]:
-    """The Greek-letter forms a text names, in order, as (stem, letter)."""
+    """The Greek-letter forms a text names ("X alpha", "X zeta"; "alfa" as the box spells it), in order, as
+    (stem, letter)."""
     return list(dict.fromkeys((m.group(1), m.group(2).replace("alfa", "alpha"))
-                              for m in _PRODUCT.finditer(fold(text).lower())))
+                              for m in GREEK_FORM.finditer(fold(text))
+                              if len(m.group(1)) >= PRODUCT_STEM_MIN_LETTERS))
 
 
 def _for_product(rows: list[DoseRow], p: Patient) -> list[DoseRow]:

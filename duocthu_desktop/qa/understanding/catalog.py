@@ -24,6 +24,7 @@ from duocthu_desktop.qa.understanding.lexicon import (
     DRUG_SUFFIXES,
     EPONYM_HEAD_WORDS,
     FORM_SUFFIXES,
+    GREEK_FORM,
     LAB_VALUE_WORDS,
     NOT_DRUG_WORDS,
     SALT_WORDS,
@@ -53,7 +54,6 @@ _VI_SYLLABLE = re.compile(
 
 _DRUG_SUFFIXES = DRUG_SUFFIXES
 # "epoetin alpha", "interferon alfa-2b": a form of a drug named by a Greek letter (folded text)
-_GREEK_FORM = re.compile(r"(?<![a-z0-9])([a-z]+)[ -](alpha|alfa|beta|gamma|delta|zeta|omega|kappa)(?![a-z])")
 GREEK_MIN_TIMES = 3
 _FORM_SUFFIXES = FORM_SUFFIXES
 PREFIX_MIN_LETTERS = 4
@@ -297,13 +297,17 @@ class Catalog:
         kháng độc X"; "snake antiserum" for an INN "Snake antiserum Y"): its first words, when no other name of the
         book starts with them; at least TITLE_HEAD_MIN_WORDS of them for a name of Vietnamese words, which
         ordinary talk may hold, else INN_HEAD_MIN_WORDS."""
+        starting: dict[tuple[str, ...], set[str]] = defaultdict(set)  # the first words of every name -> its drugs
+        for key, n in self._names.items():
+            for end in range(1, len(key) + 1):
+                starting[key[:end]].add(n.drug_id)
         out = []
         for name in [n for n in self._names.values() if n.kind in ("title", "inn", "paren")]:
             head = name.tokens[:-1]
             vietnamese = all(is_vietnamese_word(t) for t in name.tokens)
             if len(head) < (TITLE_HEAD_MIN_WORDS if vietnamese else INN_HEAD_MIN_WORDS) or head in self._names:
                 continue
-            if any(key[: len(head)] == head and n.drug_id != name.drug_id for key, n in self._names.items()):
+            if starting[head] - {name.drug_id}:
                 continue
             spelled = name.spelled[:-1] if len(name.spelled) == len(name.tokens) else ()
             out.append(Name(name.drug_id, " ".join(spelled or head).capitalize(), "stem", head, spelled))
@@ -349,7 +353,7 @@ class Catalog:
             if chunk.section_key in (*PARTNER_SECTIONS, "ten_thuong_mai", "tuong_ky") or chunk.drug_id not in \
                     self.monographs:
                 continue
-            for m in _GREEK_FORM.finditer(fold(chunk.text)):
+            for m in GREEK_FORM.finditer(fold(chunk.text)):
                 head = m.group(1)
                 if len(head) < PREFIX_MIN_LETTERS + 1 or is_vietnamese_word(head) or head in NOT_DRUG_WORDS:
                     continue

@@ -67,6 +67,10 @@ def expand_abbreviations(text: str) -> str:
     return _CANCER_K.sub("ung thu" if plain else "ung thư", text)
 
 
+# A form of a drug named by a Greek letter, in folded text ("epoetin alfa", "interferon-beta"): (word, letter)
+GREEK_FORM = re.compile(r"(?<![a-z0-9])([a-z]+)[ -](alpha|alfa|beta|gamma|delta|zeta|omega|kappa)(?![a-z])")
+
+
 # ---- sections ------------------------------------------------------------------------------------------------
 
 # Most specific first: the list order is the priority ("quá liều" before "liều", "chống chỉ định" before
